@@ -1,0 +1,62 @@
+// Verdict: what a linearizability check found, and the limits it ran under.
+//
+// Every checker (the cached WGL search of detect/checker.h, the polynomial monitors) answers with
+// a Verdict. For a violation it names the shortest non-linearizable prefix (Theorem 1 of
+// docs/algorithms.md: its last event is a response that cannot be explained), the operation of
+// that response (the culprit), and the longest partial linearization the search reached, so users
+// and the localizer get data, not a boolean. docs/formats.md documents its JSON form.
+//
+// Thread-safety: plain data.
+
+#ifndef LINFAULT_DETECT_VERDICT_H_
+#define LINFAULT_DETECT_VERDICT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "history/history.h"
+
+namespace linfault::detect {
+
+enum class Result : std::uint8_t { kLinearizable, kViolation, kUnknown };
+const char* result_name(Result r);  // "linearizable" | "violation" | "unknown"
+
+struct CheckOptions {
+  double timeout_seconds = 0;        // 0: no limit. Past it the check returns kUnknown promptly.
+  std::size_t memory_limit_bytes = 0;  // 0: no limit. Bounds the memo; past it: kUnknown.
+  bool partition = true;             // split partitionable models by key (P-compositionality)
+  unsigned threads = 0;              // partitions checked in parallel; 0: hardware concurrency
+  bool want_witness = true;          // fill Verdict::witness for linearizable histories
+};
+
+struct Verdict {
+  Result result = Result::kUnknown;
+  std::string model;      // the model's command-line name
+  std::string algorithm;  // "search", or the monitor that decided ("monitor:stack", ...)
+  std::size_t operations = 0;
+  double elapsed_ms = 0;
+
+  // kLinearizable: one linearization (operations that took effect, in order). Pending ops that
+  // never took effect and failed ops are absent.
+  std::vector<history::OpIndex> witness;
+
+  // kViolation: the shortest non-linearizable prefix, in events (its last event is the culprit's
+  // response), and the culprit operation.
+  std::size_t prefix_events = 0;
+  history::OpIndex culprit = -1;
+  // kViolation (and kUnknown when known): the longest partial linearization found — a legal
+  // order of operations that explains every response before the prefix's last event.
+  std::vector<history::OpIndex> longest_partial;
+  // For partitioned checks: the key of the partition that failed, if any.
+  std::optional<history::Value> partition_key;
+
+  // kUnknown: why ("timeout after 10 s", "memory limit of 1 GiB reached", ...).
+  std::string reason;
+};
+
+}  // namespace linfault::detect
+
+#endif  // LINFAULT_DETECT_VERDICT_H_

@@ -1,0 +1,186 @@
+#include "history/history.h"
+
+#include <algorithm>
+
+namespace linfault::history {
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kFail: return "fail";
+    case Outcome::kPending: return "pending";
+  }
+  return "?";
+}
+
+std::string Call::to_string() const {
+  std::string out = method + "(";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i) out += ", ";
+    out += args[i].to_string();
+  }
+  return out + ")";
+}
+
+std::string Operation::to_string() const {
+  std::string out = "p" + std::to_string(process) + " " + call.to_string() + " -> ";
+  switch (outcome) {
+    case Outcome::kOk: out += result.to_string(); break;
+    case Outcome::kFail: out += result.is_nil() ? "fail" : "fail " + result.to_string(); break;
+    case Outcome::kPending: out += "pending"; break;
+  }
+  return out;
+}
+
+bool History::precedes(OpIndex o1, OpIndex o2) const {
+  const Operation& a = op(o1);
+  const Operation& b = op(o2);
+  return a.return_event != kNoEvent && a.return_event < b.call_event;
+}
+
+History History::prefix(std::size_t n_events) const {
+  n_events = std::min(n_events, events_.size());
+  History out;
+  out.origin_ = origin_;
+  std::vector<OpIndex> new_index(ops_.size(), -1);
+  for (std::size_t e = 0; e < n_events; ++e) {
+    const Event& ev = events_[e];
+    const Operation& original = op(ev.op);
+    if (ev.kind == Event::Kind::kCall) {
+      new_index[ev.op] = static_cast<OpIndex>(out.ops_.size());
+      Operation o = original;
+      o.call_event = static_cast<EventIndex>(e);
+      o.return_event = kNoEvent;
+      if (original.outcome != Outcome::kPending) {  // its response may lie beyond the cut
+        o.outcome = Outcome::kPending;
+        o.result = Value();
+      }
+      out.ops_.push_back(std::move(o));
+    } else {
+      Operation& o = out.ops_[new_index[ev.op]];
+      o.return_event = static_cast<EventIndex>(e);
+      o.outcome = original.outcome;
+      o.result = original.result;
+    }
+    out.events_.push_back({ev.kind, new_index[ev.op]});
+  }
+  return out;
+}
+
+History History::subhistory(const std::vector<OpIndex>& keep) const {
+  std::vector<OpIndex> sorted = keep;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](OpIndex a, OpIndex b) { return op(a).call_event < op(b).call_event; });
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<OpIndex> new_index(ops_.size(), -1);
+  History out;
+  out.origin_ = origin_;
+  for (OpIndex i : sorted) {
+    new_index[i] = static_cast<OpIndex>(out.ops_.size());
+    out.ops_.push_back(op(i));
+  }
+  for (const Event& ev : events_) {
+    OpIndex ni = new_index[ev.op];
+    if (ni < 0) continue;
+    const auto e = static_cast<EventIndex>(out.events_.size());
+    out.events_.push_back({ev.kind, ni});
+    if (ev.kind == Event::Kind::kCall) {
+      out.ops_[ni].call_event = e;
+    } else {
+      out.ops_[ni].return_event = e;
+    }
+  }
+  return out;
+}
+
+bool operator==(const History& a, const History& b) {
+  if (a.events_ != b.events_ || a.ops_.size() != b.ops_.size()) return false;
+  for (std::size_t i = 0; i < a.ops_.size(); ++i) {
+    const Operation& x = a.ops_[i];
+    const Operation& y = b.ops_[i];
+    if (x.process != y.process || !(x.call == y.call) || !(x.result == y.result) ||
+        x.outcome != y.outcome || x.call_event != y.call_event ||
+        x.return_event != y.return_event || x.key != y.key) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+std::string format_error(const std::string& file, std::uint32_t line, const std::string& problem) {
+  std::string where = file.empty() ? "<input>" : file;
+  if (line > 0) where += ":" + std::to_string(line);
+  return where + ": " + problem;
+}
+}  // namespace
+
+InputError::InputError(const std::string& file, std::uint32_t line, const std::string& problem)
+    : std::runtime_error(format_error(file, line, problem)),
+      file_(file),
+      line_(line),
+      problem_(problem) {}
+
+void HistoryBuilder::fail(std::uint32_t line, const std::string& problem) const {
+  throw InputError(origin_, line, problem);
+}
+
+OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
+                               std::optional<Value> key) {
+  if (auto open = open_.find(process); open != open_.end()) {
+    const Operation& o = history_.ops_[open->second];
+    fail(line, "process " + std::to_string(process) + " invokes " + call.to_string() +
+                   " while its call " + o.call.to_string() +
+                   (o.source.call_line ? " (line " + std::to_string(o.source.call_line) + ")" : "") +
+                   " has no response");
+  }
+  const auto index = static_cast<OpIndex>(history_.ops_.size());
+  Operation op;
+  op.process = process;
+  op.call = std::move(call);
+  op.outcome = Outcome::kPending;
+  op.call_event = static_cast<EventIndex>(history_.events_.size());
+  op.key = std::move(key);
+  op.source.call_line = line;
+  history_.ops_.push_back(std::move(op));
+  history_.events_.push_back({Event::Kind::kCall, index});
+  open_[process] = index;
+  return index;
+}
+
+OpIndex HistoryBuilder::respond(ProcessId process, Outcome outcome, Value result,
+                                std::uint32_t line) {
+  auto open = open_.find(process);
+  if (open == open_.end()) {
+    fail(line, "response for process " + std::to_string(process) + " which has no open call");
+  }
+  const OpIndex index = open->second;
+  open_.erase(open);
+  Operation& op = history_.ops_[index];
+  op.outcome = outcome;
+  op.result = std::move(result);
+  op.source.return_line = line;
+  if (outcome != Outcome::kPending) {
+    op.return_event = static_cast<EventIndex>(history_.events_.size());
+    history_.events_.push_back({Event::Kind::kReturn, index});
+  }
+  return index;
+}
+
+OpIndex HistoryBuilder::call(ProcessId process, Call call, Value result) {
+  invoke(process, std::move(call));
+  return respond(process, Outcome::kOk, std::move(result));
+}
+
+std::optional<OpIndex> HistoryBuilder::open_call(ProcessId process) const {
+  auto it = open_.find(process);
+  if (it == open_.end()) return std::nullopt;
+  return it->second;
+}
+
+History HistoryBuilder::build() && {
+  open_.clear();
+  return std::move(history_);
+}
+
+}  // namespace linfault::history

@@ -1,0 +1,173 @@
+// History: what a concurrent run did, as a totally ordered list of invocation and response events.
+//
+// This is the vocabulary every stage speaks (docs/formats.md documents its JSON form):
+//   - an Operation is one call: who (process), what (method, args), what came back (result), and
+//     how it ended (Outcome);
+//   - an Event is the invocation or the response of one operation; History::events() is their
+//     total order, which defines real-time order: o1 precedes o2 iff o1's response comes before
+//     o2's invocation.
+//
+// Outcomes:
+//   kOk      completed with `result`.
+//   kFail    the response says the call failed. By default it did not take effect (Jepsen's
+//            :fail); a sequential model may instead give failed calls a meaning of its own (the
+//            etcd cas-register reads a failed cas as "cas returned false"). `result` may hold a
+//            failure detail (e.g. :timed-out), or nil.
+//   kPending no response (a crashed or timed-out call, Jepsen's :info, or a history cut short):
+//            it may take effect at any point after its invocation, or never. A pending operation
+//            has no response event, even when a response saying "outcome unknown" was read
+//            (Jepsen :info): such a response does not bound the operation in real time.
+//
+// Construction goes through HistoryBuilder, which enforces well-formedness (one open call per
+// process, responses match an open call) and reports violations as errors with the caller's
+// source position, so readers can say "file:line: problem".
+//
+// Thread-safety: a finished History is immutable and may be shared between threads.
+
+#ifndef LINFAULT_HISTORY_HISTORY_H_
+#define LINFAULT_HISTORY_HISTORY_H_
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "history/value.h"
+
+namespace linfault::history {
+
+using ProcessId = std::int64_t;
+using OpIndex = std::int32_t;
+using EventIndex = std::int32_t;
+inline constexpr EventIndex kNoEvent = -1;
+
+enum class Outcome : std::uint8_t { kOk, kFail, kPending };
+const char* outcome_name(Outcome o);
+
+// Where an operation came from in its input file (1-based lines; 0 = unknown).
+struct SourceLines {
+  std::uint32_t call_line = 0;
+  std::uint32_t return_line = 0;
+};
+
+// A call: a method name and its arguments. Used on its own for programs (Ps/Pc/Pr) that are not
+// yet executed.
+struct Call {
+  std::string method;
+  std::vector<Value> args;
+
+  std::string to_string() const;  // "push(3)", "cas(1, 2)", "size()"
+  friend bool operator==(const Call&, const Call&) = default;
+};
+
+struct Operation {
+  ProcessId process = 0;
+  Call call;
+  Value result;  // meaningful for kOk; a failure detail or nil for kFail; nil for kPending
+  Outcome outcome = Outcome::kPending;
+  EventIndex call_event = kNoEvent;
+  EventIndex return_event = kNoEvent;  // kNoEvent when no response was ever seen
+  std::optional<Value> key;  // the partition key a reader found (Jepsen :key), if any
+  SourceLines source;
+
+  // True when the operation has a response that bounds it in real time.
+  bool completed() const { return outcome != Outcome::kPending; }
+  // "p2 push(3) -> ok" / "p0 read() -> 1" / "p4 write(2) -> pending"
+  std::string to_string() const;
+};
+
+struct Event {
+  enum class Kind : std::uint8_t { kCall, kReturn };
+  Kind kind;
+  OpIndex op;
+  friend bool operator==(const Event&, const Event&) = default;
+};
+
+class History {
+ public:
+  History() = default;
+
+  const std::vector<Operation>& operations() const { return ops_; }
+  const std::vector<Event>& events() const { return events_; }
+  const Operation& op(OpIndex i) const { return ops_.at(static_cast<std::size_t>(i)); }
+  std::size_t size() const { return ops_.size(); }
+  bool empty() const { return ops_.empty(); }
+
+  // Free-form description of where the history came from (a file name), for messages.
+  const std::string& origin() const { return origin_; }
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
+
+  // o1 precedes o2 in real time: o1 completed and its response comes before o2's invocation.
+  bool precedes(OpIndex o1, OpIndex o2) const;
+
+  // The history made of the first `n_events` events: operations whose response lies beyond the
+  // cut become pending, operations invoked beyond it disappear. Operation indices are kept in
+  // invocation order, so the result's op i corresponds to the i-th invocation.
+  History prefix(std::size_t n_events) const;
+
+  // The sub-history made of the operations in `keep` (indices into operations()), events in the
+  // same relative order.
+  History subhistory(const std::vector<OpIndex>& keep) const;
+
+  friend bool operator==(const History&, const History&);
+
+ private:
+  friend class HistoryBuilder;
+  std::vector<Operation> ops_;
+  std::vector<Event> events_;
+  std::string origin_;
+};
+
+// Thrown by readers and by HistoryBuilder for malformed input. what() is one line:
+// "file:line: problem" when the position is known.
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& file, std::uint32_t line, const std::string& problem);
+  const std::string& file() const { return file_; }
+  std::uint32_t line() const { return line_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_;
+  std::uint32_t line_;
+  std::string problem_;
+};
+
+// Builds a well-formed History event by event.
+class HistoryBuilder {
+ public:
+  explicit HistoryBuilder(std::string origin = "") : origin_(std::move(origin)) {
+    history_.origin_ = origin_;
+  }
+
+  // Appends an invocation. Fails if `process` already has an open call. Returns the op index.
+  OpIndex invoke(ProcessId process, Call call, std::uint32_t line = 0,
+                 std::optional<Value> key = std::nullopt);
+  // Appends the response of `process`'s open call. Fails if it has none. For kPending (an
+  // outcome reported as unknown) no event is appended: the call is closed for its process but the
+  // operation stays pending (return_event == kNoEvent; source.return_line records the line).
+  OpIndex respond(ProcessId process, Outcome outcome, Value result, std::uint32_t line = 0);
+
+  // Appends a complete call and response in one go (sequential programs, tests).
+  OpIndex call(ProcessId process, Call call, Value result);
+
+  bool has_open_call(ProcessId process) const { return open_.count(process) != 0; }
+  // The open call of `process`, if any.
+  std::optional<OpIndex> open_call(ProcessId process) const;
+
+  // Finishes the history; calls still open stay pending with no response event.
+  History build() &&;
+
+ private:
+  [[noreturn]] void fail(std::uint32_t line, const std::string& problem) const;
+
+  std::string origin_;
+  History history_;
+  std::unordered_map<ProcessId, OpIndex> open_;
+};
+
+}  // namespace linfault::history
+
+#endif  // LINFAULT_HISTORY_HISTORY_H_

@@ -1,0 +1,66 @@
+#include "history/value.h"
+
+#include <functional>
+
+namespace linfault::history {
+namespace {
+
+void append_quoted(std::string& out, const std::string& s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default: out += c;
+    }
+  }
+  out += '"';
+}
+
+struct Printer {
+  std::string& out;
+  void operator()(Value::Nil) const { out += "nil"; }
+  void operator()(bool b) const { out += b ? "true" : "false"; }
+  void operator()(std::int64_t v) const { out += std::to_string(v); }
+  void operator()(const std::string& s) const { append_quoted(out, s); }
+  void operator()(const Value::List& l) const {
+    out += '[';
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (i) out += ' ';
+      out += l[i].to_string();
+    }
+    out += ']';
+  }
+};
+
+std::size_t mix(std::size_t seed, std::size_t h) {
+  return seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+}  // namespace
+
+std::string Value::to_string() const {
+  std::string out;
+  std::visit(Printer{out}, rep_);
+  return out;
+}
+
+std::string_view Value::kind_name() const {
+  static constexpr std::string_view kNames[] = {"nil", "bool", "int", "string", "list"};
+  return kNames[rep_.index()];
+}
+
+std::size_t Value::hash() const {
+  std::size_t seed = rep_.index();
+  if (is_bool()) return mix(seed, as_bool());
+  if (is_int()) return mix(seed, std::hash<std::int64_t>{}(as_int()));
+  if (is_string()) return mix(seed, std::hash<std::string>{}(as_string()));
+  if (is_list()) {
+    for (const Value& v : as_list()) seed = mix(seed, v.hash());
+  }
+  return seed;
+}
+
+}  // namespace linfault::history

@@ -1,0 +1,73 @@
+// Value: the arguments and results of recorded operations.
+//
+// A Value is one of: nil (absent / "empty"), a boolean, a 64-bit integer, a string, or a list of
+// values. It is the common currency of every history reader and writer; sequential models turn
+// the Values of an operation into their own compact form once, before checking (spec/model.h).
+//
+// "Empty" results (pop on an empty stack, poll on an empty queue, a read of an absent key) are
+// nil, never a magic number of the value domain: the fastlin reader maps its -1 to nil.
+//
+// Thread-safety: a Value is a regular value type; const access from several threads is safe.
+
+#ifndef LINFAULT_HISTORY_VALUE_H_
+#define LINFAULT_HISTORY_VALUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace linfault::history {
+
+class Value {
+ public:
+  struct Nil {
+    friend bool operator==(Nil, Nil) { return true; }
+    friend auto operator<=>(Nil, Nil) = default;
+  };
+  using List = std::vector<Value>;
+
+  Value() = default;  // nil
+  Value(Nil) {}
+  Value(bool b) : rep_(b) {}
+  Value(int v) : rep_(static_cast<std::int64_t>(v)) {}
+  Value(std::int64_t v) : rep_(v) {}
+  Value(std::string s) : rep_(std::move(s)) {}
+  Value(const char* s) : rep_(std::string(s)) {}
+  Value(List l) : rep_(std::move(l)) {}
+
+  bool is_nil() const { return std::holds_alternative<Nil>(rep_); }
+  bool is_bool() const { return std::holds_alternative<bool>(rep_); }
+  bool is_int() const { return std::holds_alternative<std::int64_t>(rep_); }
+  bool is_string() const { return std::holds_alternative<std::string>(rep_); }
+  bool is_list() const { return std::holds_alternative<List>(rep_); }
+
+  // Accessors; calling the wrong one throws std::bad_variant_access.
+  bool as_bool() const { return std::get<bool>(rep_); }
+  std::int64_t as_int() const { return std::get<std::int64_t>(rep_); }
+  const std::string& as_string() const { return std::get<std::string>(rep_); }
+  const List& as_list() const { return std::get<List>(rep_); }
+
+  // "nil", "true", "42", "\"text\"", "[1 2]" (EDN-like; strings quoted and escaped).
+  std::string to_string() const;
+  // The kind as a word, for error messages: "nil", "bool", "int", "string", "list".
+  std::string_view kind_name() const;
+  std::size_t hash() const;
+
+  friend bool operator==(const Value& a, const Value& b) { return a.rep_ == b.rep_; }
+  // A total order (by kind, then by value) so Values can be sorted and used as map keys.
+  friend bool operator<(const Value& a, const Value& b) { return a.rep_ < b.rep_; }
+
+ private:
+  std::variant<Nil, bool, std::int64_t, std::string, List> rep_;
+};
+
+struct ValueHash {
+  std::size_t operator()(const Value& v) const { return v.hash(); }
+};
+
+}  // namespace linfault::history
+
+#endif  // LINFAULT_HISTORY_VALUE_H_
