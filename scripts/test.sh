@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# Builds linfault and runs the whole test suite: once in a normal build, once under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Installs missing packages first.
+# Builds linfault and runs the whole test suite three times: a normal build (everything, including
+# the Clang extractor), under AddressSanitizer + UndefinedBehaviorSanitizer, and the native-thread
+# tests (label `native`) under ThreadSanitizer. Installs missing packages first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 jobs=$(nproc)
 
+echo "== normal build" >&2
 "$root/scripts/bootstrap.sh" build
-ctest --test-dir build --output-on-failure -j "$jobs" --timeout 300
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 
-# The sanitizer build skips the Clang extractor and benchmarks (slow to build, covered above).
-"$root/scripts/bootstrap.sh" build-asan -DLINFAULT_SANITIZE=address,undefined \
-  -DLINFAULT_BUILD_BENCH=OFF -DLINFAULT_WITH_CLANG=OFF -DCMAKE_BUILD_TYPE=Debug
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 600 -LE slow
+# The sanitizer builds skip the Clang extractor and the benchmarks (slow to build, covered above).
+sanitizer_build() {
+  local dir=$1 sanitizers=$2
+  "$root/scripts/bootstrap.sh" "$dir" -DLINFAULT_SANITIZE="$sanitizers" \
+    -DLINFAULT_BUILD_BENCH=OFF -DLINFAULT_WITH_CLANG=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+}
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer" >&2
+sanitizer_build build-asan address,undefined
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900
+
+echo "== ThreadSanitizer (native-thread tests)" >&2
+sanitizer_build build-tsan thread
+TSAN_OPTIONS=halt_on_error=1 \
+  ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -L native
