@@ -1,0 +1,132 @@
+// Executor: runs a workload on an object under test in controlled mode, one logical thread at a
+// time, with a Scheduler choosing the interleaving, and records what happened.
+//
+// An execution:
+//   1. builds a fresh object with the factory;
+//   2. runs Workload::setup (Ps) sequentially, then the concurrent part (Pc: threads[i] on
+//      logical thread i, each a fiber), then Workload::reveal (Pr) sequentially once every
+//      thread has finished;
+//   3. returns a Run: the History, the Schedule, the outcome and (optionally) an access trace.
+// Process ids in the History: Pc thread i is process i; Ps and Pr calls are on process 0 (they
+// run before/after everything else, so sharing thread 0's id never creates overlap).
+//
+// Scheduling points (dpct/scheduler.h) are the instrumented accesses of dpct/shared.h. Before
+// the first decision every thread runs its local prelude up to its first access; an operation's
+// invocation event is recorded when its thread passes that operation's first access, and its
+// response right after the operation returns. Delaying an invocation up to the first shared
+// access, and emitting a response right after the last, gives the most constrained history
+// consistent with what the threads observed, so no violation is lost and no point is wasted on
+// operation boundaries. An operation with no shared access is atomic.
+//
+// Outcomes: kOk; kDeadlock when every unfinished thread is blocked on a mutex (or a Ps/Pr call
+// waits for a mutex left locked); kLivelock when the run passes ExecutionOptions::max_steps
+// scheduling points (or a Ps/Pr call that many accesses) — a livelock or non-termination turned
+// into a report, never a hang, provided the object keeps making instrumented accesses; kCrash
+// when an operation throws (Run::message says which). A cut-short run's unfinished operations
+// stay pending in the History, and Pr is skipped. When the run is aborted, suspended threads are
+// unwound (their destructors run; their accesses no longer switch threads).
+//
+// Errors of the scheduler itself (ScheduleDivergence from a strict replay, a scheduler choosing
+// a thread that is not enabled) abort the run and are rethrown by execute().
+//
+// Fibers: Boost.Context fibers on stacks the Executor owns and reuses (guard page below each).
+// A switch costs a few nanoseconds and happens only when the scheduler picks another thread.
+// The fibers are annotated for AddressSanitizer and ThreadSanitizer when those are enabled.
+//
+// Thread-safety: an Executor runs one execution at a time on the calling OS thread (it installs
+// itself as that thread's ExecutionContext during execute()). Use one Executor per worker.
+
+#ifndef LINFAULT_DPCT_EXECUTOR_H_
+#define LINFAULT_DPCT_EXECUTOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpct/schedule.h"
+#include "dpct/scheduler.h"
+#include "dpct/shared.h"
+#include "dpct/workload.h"
+#include "history/history.h"
+
+namespace linfault::dpct {
+
+enum class RunOutcome : std::uint8_t { kOk, kDeadlock, kLivelock, kCrash };
+const char* run_outcome_name(RunOutcome outcome);  // "ok", "deadlock", "livelock", "crash"
+
+enum class Phase : std::uint8_t { kSetup, kConcurrent, kReveal };
+const char* phase_name(Phase phase);  // "setup", "concurrent", "reveal"
+
+struct ExecutionOptions {
+  bool record_history = true;
+  // Record where each decision was taken (Schedule::points) so replays detect divergence.
+  bool record_points = true;
+  // Record every access with the values read and written (Run::trace).
+  bool record_trace = false;
+  // Scheduling points in the concurrent part (and accesses per sequential part) before the run
+  // is stopped as a livelock.
+  std::uint64_t max_steps = 1'000'000;
+  std::string origin = "dpct";  // History::origin()
+};
+
+// One executed access (ExecutionOptions::record_trace), in execution order.
+struct TraceStep {
+  Phase phase = Phase::kConcurrent;
+  ThreadId thread = 0;       // logical thread; 0 for Ps and Pr
+  std::size_t op_index = 0;  // index of the call in its list (setup, threads[thread], reveal)
+  AccessKind kind = AccessKind::kLoad;
+  std::string file;  // base name
+  std::uint32_t line = 0;
+  std::string read;     // value read (loads, RMWs), as text; empty when not applicable
+  std::string written;  // value written (stores, RMWs)
+  bool success = true;  // false for a failed compare-exchange or try_lock
+};
+
+struct Run {
+  history::History history;  // empty unless ExecutionOptions::record_history
+  Schedule schedule;
+  RunOutcome outcome = RunOutcome::kOk;
+  std::string message;      // what went wrong, for every outcome but kOk
+  std::uint64_t steps = 0;  // scheduling points of the concurrent part
+  std::vector<TraceStep> trace;
+};
+
+class Executor {
+ public:
+  static constexpr std::size_t kDefaultStackBytes =
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+      1024 * 1024;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+      1024 * 1024;
+#else
+      64 * 1024;
+#endif
+#else
+      64 * 1024;
+#endif
+
+  explicit Executor(std::size_t stack_bytes = kDefaultStackBytes);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Throws what the scheduler throws (e.g. ScheduleDivergence), and std::invalid_argument when
+  // the factory returns no object. A workload with no concurrent threads is fine (Ps and Pr run).
+  Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
+              const ExecutionOptions& options = {});
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One execution on a temporary Executor (convenient; reuse an Executor for many runs).
+Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
+            const ExecutionOptions& options = {});
+
+}  // namespace linfault::dpct
+
+#endif  // LINFAULT_DPCT_EXECUTOR_H_

@@ -1,0 +1,323 @@
+#include "dpct/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dpct/exhaustive.h"
+#include "dpct/pct_scheduler.h"
+#include "dpct/random_scheduler.h"
+#include "dpct/test_objects.h"
+
+namespace linfault::dpct {
+namespace {
+
+using fixtures::factory_of;
+using history::Call;
+using history::Outcome;
+using history::Value;
+
+Call call(std::string method, std::vector<Value> args = {}) {
+  return Call{std::move(method), std::move(args)};
+}
+
+// Locks two mutexes in the order the method names ("ab" or "ba"); "hold" locks a and returns.
+class TwoLocks final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& c) override {
+    if (c.method == "hold") {
+      a_.lock();
+      return {};
+    }
+    if (c.method == "a") {
+      LockGuard guard(a_);
+      return {};
+    }
+    Mutex& first = c.method == "ab" ? a_ : b_;
+    Mutex& second = c.method == "ab" ? b_ : a_;
+    LockGuard g1(first);
+    LockGuard g2(second);
+    return {};
+  }
+
+ private:
+  Mutex a_, b_;
+};
+
+// "wait" spins until "set" stores the flag; "other" does not set it.
+class SpinWait final : public ObjectUnderTest {
+ public:
+  explicit SpinWait(bool hint) : hint_(hint) {}
+  Value invoke(const Call& c) override {
+    if (c.method == "set") {
+      flag_.store(1);
+    } else if (c.method == "other") {
+      noise_.load();
+    } else {
+      while (flag_.load() == 0) {
+        if (hint_) spin_hint();
+      }
+    }
+    return {};
+  }
+
+ private:
+  bool hint_;
+  Atomic<int> flag_{0};
+  Atomic<int> noise_{0};
+};
+
+class Throwing final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& c) override {
+    x_.store(1);
+    if (c.method == "boom") throw std::runtime_error("kaboom");
+    return {};
+  }
+
+ private:
+  Atomic<int> x_{0};
+};
+
+Workload stack_workload() {
+  Workload w;
+  w.setup = {call("push", {1})};
+  w.threads = {{call("push", {2}), call("pop")}, {call("pop"), call("push", {3})}};
+  w.reveal = {call("pop"), call("pop"), call("pop")};
+  return w;
+}
+
+TEST(ExecutorTest, RecordsSetupThreadsAndRevealAsProcesses) {
+  Executor executor;
+  const Workload w = stack_workload();
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    RandomScheduler scheduler(seed);
+    dpct::Run run = executor.execute(factory_of<fixtures::TreiberStack>(), w, scheduler);
+    ASSERT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+    const history::History& h = run.history;
+    ASSERT_EQ(h.size(), 8u);
+    EXPECT_EQ(h.events().size(), 16u);
+    EXPECT_EQ(h.op(0).process, 0);
+    EXPECT_EQ(h.op(0).call, call("push", {1}));
+    // Ps first, Pr last, all on process 0; both Pc threads' ops in between.
+    EXPECT_EQ(h.events()[1].op, 0);
+    std::vector<std::int64_t> popped;
+    for (const history::Operation& op : h.operations()) {
+      EXPECT_EQ(op.outcome, Outcome::kOk);
+      if (op.call.method == "pop" && !op.result.is_nil()) popped.push_back(op.result.as_int());
+    }
+    for (std::size_t e = h.events().size() - 6; e < h.events().size(); ++e) {
+      EXPECT_EQ(h.op(h.events()[e].op).process, 0);
+    }
+    std::sort(popped.begin(), popped.end());
+    EXPECT_EQ(popped, (std::vector<std::int64_t>{1, 2, 3})) << fixtures::render(h);
+    EXPECT_GT(run.steps, 0u);
+    EXPECT_EQ(run.schedule.scheduler, "random");
+    EXPECT_EQ(run.schedule.points.size(), run.schedule.decisions.size());
+  }
+}
+
+TEST(ExecutorTest, ReusedExecutorGivesTheSameRunAsAFreshOne) {
+  Executor reused;
+  const Workload w = stack_workload();
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PctScheduler a(PctOptions{seed, 2, 20});
+    PctScheduler b(PctOptions{seed, 2, 20});
+    dpct::Run first = reused.execute(factory_of<fixtures::TreiberStack>(), w, a);
+    dpct::Run second = execute(factory_of<fixtures::TreiberStack>(), w, b);
+    EXPECT_EQ(fixtures::render(first.history), fixtures::render(second.history));
+    EXPECT_EQ(first.schedule.to_text(), second.schedule.to_text());
+  }
+}
+
+TEST(ExecutorTest, OperationsOfOtherThreadsFitBetweenTwoOperationsOfOneThread) {
+  // Thread 0: inc(); inc(). Thread 1: get(). Some schedule must place get() strictly between
+  // thread 0's two calls in real time (invocations are recorded at the first access).
+  Workload w;
+  w.threads = {{call("inc"), call("inc")}, {call("get")}};
+  Executor executor;
+  bool strictly_between = false;
+  ExhaustiveOptions options;
+  ExhaustiveResult result = explore_exhaustively(
+      executor, factory_of<fixtures::LockedCounter>(), w, options, [&](const dpct::Run& run) {
+        const history::History& h = run.history;
+        // ops in invocation order; find thread 1's get and thread 0's two incs.
+        history::OpIndex get = -1, inc1 = -1, inc2 = -1;
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          const auto& op = h.operations()[i];
+          if (op.process == 1)
+            get = static_cast<history::OpIndex>(i);
+          else if (inc1 < 0)
+            inc1 = static_cast<history::OpIndex>(i);
+          else
+            inc2 = static_cast<history::OpIndex>(i);
+        }
+        strictly_between = h.precedes(inc1, get) && h.precedes(get, inc2);
+        return strictly_between;
+      });
+  EXPECT_TRUE(strictly_between);
+  ASSERT_TRUE(result.found);
+  EXPECT_EQ(result.found->history.op(1).result, Value(std::int64_t{1}));
+}
+
+TEST(ExecutorTest, OppositeLockOrderDeadlocksAndIsReported) {
+  Workload w;
+  w.threads = {{call("ab")}, {call("ba")}};
+  Executor executor;
+  ExhaustiveResult all = explore_exhaustively(executor, factory_of<TwoLocks>(), w, {});
+  EXPECT_TRUE(all.exhausted);
+  EXPECT_GT(all.outcomes[static_cast<int>(RunOutcome::kDeadlock)], 0u);
+  EXPECT_GT(all.outcomes[static_cast<int>(RunOutcome::kOk)], 0u);
+  EXPECT_EQ(all.outcomes[static_cast<int>(RunOutcome::kDeadlock)] +
+                all.outcomes[static_cast<int>(RunOutcome::kOk)],
+            all.executions);
+
+  ExhaustiveResult first = explore_exhaustively(
+      executor, factory_of<TwoLocks>(), w, {},
+      [](const dpct::Run& run) { return run.outcome == RunOutcome::kDeadlock; });
+  ASSERT_TRUE(first.found);
+  const dpct::Run& run = *first.found;
+  EXPECT_NE(run.message.find("deadlock"), std::string::npos);
+  EXPECT_NE(run.message.find("thread 0 waits for the mutex at executor_test.cc"), std::string::npos)
+      << run.message;
+  EXPECT_NE(run.message.find("thread 1 waits for the mutex at executor_test.cc"), std::string::npos)
+      << run.message;
+  // Both calls were invoked and never returned.
+  ASSERT_EQ(run.history.size(), 2u);
+  EXPECT_EQ(run.history.op(0).outcome, Outcome::kPending);
+  EXPECT_EQ(run.history.op(1).outcome, Outcome::kPending);
+
+  // PCT and random runs always terminate, with one of the two outcomes.
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    PctScheduler pct(PctOptions{seed, 2, 10});
+    dpct::Run r = executor.execute(factory_of<TwoLocks>(), w, pct);
+    EXPECT_TRUE(r.outcome == RunOutcome::kOk || r.outcome == RunOutcome::kDeadlock);
+  }
+}
+
+TEST(ExecutorTest, RevealWaitingForAMutexLeftLockedIsADeadlock) {
+  Workload w;
+  w.threads = {{call("hold")}};
+  w.reveal = {call("a")};
+  RandomScheduler scheduler(1);
+  dpct::Run run = execute(factory_of<TwoLocks>(), w, scheduler);
+  EXPECT_EQ(run.outcome, RunOutcome::kDeadlock);
+  EXPECT_NE(run.message.find("reveal call 0 waits forever"), std::string::npos) << run.message;
+}
+
+TEST(ExecutorTest, SpinningForeverHitsTheStepCapWithAndWithoutSpinHint) {
+  for (bool hint : {false, true}) {
+    Workload w;
+    w.threads = {{call("wait")}, {call("other")}};
+    ExecutionOptions options;
+    options.max_steps = 5000;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      PctScheduler pct(PctOptions{seed, 3, 50});
+      dpct::Run run = execute(factory_of<SpinWait>(hint), w, pct, options);
+      EXPECT_EQ(run.outcome, RunOutcome::kLivelock) << "hint=" << hint;
+      EXPECT_EQ(run.steps, options.max_steps);
+      EXPECT_NE(run.message.find("thread 0 at executor_test.cc"), std::string::npos) << run.message;
+      EXPECT_NE(run.message.find("thread 1 finished"), std::string::npos) << run.message;
+      RandomScheduler random(seed);
+      EXPECT_EQ(execute(factory_of<SpinWait>(hint), w, random, options).outcome,
+                RunOutcome::kLivelock);
+    }
+  }
+}
+
+TEST(ExecutorTest, SpinHintLetsTheSetterRunUnderPct) {
+  // Without the hint PCT would starve the setter until a change point; with it the waiter
+  // yields and every run terminates.
+  Workload w;
+  w.threads = {{call("wait")}, {call("set")}};
+  ExecutionOptions options;
+  options.max_steps = 1000;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    PctScheduler pct(PctOptions{seed, 1, 10});
+    dpct::Run run = execute(factory_of<SpinWait>(true), w, pct, options);
+    EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+  }
+}
+
+TEST(ExecutorTest, ExceptionInAnOperationIsACrash) {
+  Workload w;
+  w.threads = {{call("fine"), call("boom"), call("fine")}, {call("fine"), call("fine")}};
+  w.reveal = {call("fine")};
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RandomScheduler scheduler(seed);
+    dpct::Run run = execute(factory_of<Throwing>(), w, scheduler);
+    EXPECT_EQ(run.outcome, RunOutcome::kCrash);
+    EXPECT_EQ(run.message, "thread 0, call 1 boom(): kaboom");
+    // The crashed call is pending, the reveal was skipped, thread 0's last call never ran.
+    int pending = 0;
+    for (const auto& op : run.history.operations()) {
+      if (op.call.method == "boom") {
+        EXPECT_EQ(op.outcome, Outcome::kPending);
+      }
+      pending += op.outcome == Outcome::kPending;
+    }
+    EXPECT_GE(pending, 1);
+    EXPECT_LE(run.history.size(), 4u);
+  }
+}
+
+TEST(ExecutorTest, TraceRecordsEveryAccessWithValues) {
+  Workload w;
+  w.setup = {call("push", {7})};
+  w.threads = {{call("pop")}};
+  ExecutionOptions options;
+  options.record_trace = true;
+  RandomScheduler scheduler(3);
+  dpct::Run run = execute(factory_of<fixtures::TreiberStack>(), w, scheduler, options);
+  ASSERT_EQ(run.outcome, RunOutcome::kOk);
+  ASSERT_FALSE(run.trace.empty());
+  // Setup: lock, unlock (node registry), load top, store next, cas top.
+  EXPECT_EQ(run.trace.front().phase, Phase::kSetup);
+  EXPECT_EQ(run.trace.front().kind, AccessKind::kLock);
+  EXPECT_EQ(run.trace.front().file, "test_objects.h");
+  const TraceStep& last = run.trace.back();
+  EXPECT_EQ(last.phase, Phase::kConcurrent);
+  EXPECT_EQ(last.kind, AccessKind::kCompareExchange);
+  EXPECT_TRUE(last.success);
+  EXPECT_EQ(last.written, "null");
+  const TraceStep& read_next = run.trace[run.trace.size() - 2];
+  EXPECT_EQ(read_next.kind, AccessKind::kLoad);
+  EXPECT_EQ(read_next.read, "null");
+  EXPECT_GT(read_next.line, 0u);
+  EXPECT_EQ(run.history.op(1).result, Value(std::int64_t{7}));
+}
+
+class BadScheduler final : public Scheduler {
+ public:
+  void begin(const RunInfo&) override {}
+  ThreadId choose(const SchedulingPoint&, std::span<const ThreadId>) override { return 5; }
+  void end(Schedule&) override {}
+};
+
+TEST(ExecutorTest, SchedulerChoosingADisabledThreadIsAnError) {
+  Workload w;
+  w.threads = {{call("pop")}, {call("pop")}};
+  BadScheduler bad;
+  Executor executor;
+  EXPECT_THROW(executor.execute(factory_of<fixtures::TreiberStack>(), w, bad), std::logic_error);
+  // The executor is still usable afterwards.
+  RandomScheduler good(1);
+  EXPECT_EQ(executor.execute(factory_of<fixtures::TreiberStack>(), w, good).outcome,
+            RunOutcome::kOk);
+}
+
+TEST(ExecutorTest, WithoutRecordingThereIsNoHistoryButTheScheduleRemains) {
+  ExecutionOptions options;
+  options.record_history = false;
+  options.record_points = false;
+  PctScheduler pct(PctOptions{9, 3, 30});
+  dpct::Run run = execute(factory_of<fixtures::TreiberStack>(), stack_workload(), pct, options);
+  EXPECT_EQ(run.outcome, RunOutcome::kOk);
+  EXPECT_TRUE(run.history.empty());
+  EXPECT_FALSE(run.schedule.decisions.empty());
+  EXPECT_TRUE(run.schedule.points.empty());
+}
+
+}  // namespace
+}  // namespace linfault::dpct

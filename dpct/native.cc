@@ -1,0 +1,118 @@
+#include "dpct/native.h"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace linfault::dpct {
+
+namespace {
+
+struct StampedEvent {
+  std::uint64_t stamp;
+  ThreadId thread;
+  std::size_t op;
+  bool is_return;
+  history::Value result;
+};
+
+struct ThreadLog {
+  std::vector<StampedEvent> events;
+  std::string crash;  // empty unless an operation threw
+};
+
+std::string describe_exception(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    return ex.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+}  // namespace
+
+Run run_native(const ObjectFactory& factory, const Workload& workload,
+               const NativeOptions& options) {
+  Run run;
+  run.schedule.scheduler = "native";
+  history::HistoryBuilder builder(options.origin);
+  std::unique_ptr<ObjectUnderTest> object = factory();
+  if (!object) throw std::invalid_argument("the object factory returned no object");
+
+  auto sequential = [&](const std::vector<history::Call>& calls, const char* phase) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (options.record_history) builder.invoke(0, calls[i]);
+      try {
+        history::Value result = object->invoke(calls[i]);
+        if (options.record_history) builder.respond(0, history::Outcome::kOk, std::move(result));
+      } catch (...) {
+        run.outcome = RunOutcome::kCrash;
+        run.message = std::string(phase) + " call " + std::to_string(i) + " " +
+                      calls[i].to_string() + ": " + describe_exception(std::current_exception());
+        return false;
+      }
+    }
+    return true;
+  };
+
+  if (sequential(workload.setup, "setup")) {
+    const std::size_t n = workload.threads.size();
+    std::vector<ThreadLog> logs(n);
+    std::atomic<std::uint64_t> clock{0};
+    std::barrier start(static_cast<std::ptrdiff_t>(n));
+    auto body = [&](ThreadId t) {
+      const std::vector<history::Call>& calls = workload.threads[t];
+      ThreadLog& log = logs[t];
+      log.events.reserve(2 * calls.size());
+      start.arrive_and_wait();
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        log.events.push_back({clock.fetch_add(1), t, i, false, {}});
+        try {
+          history::Value result = object->invoke(calls[i]);
+          log.events.push_back({clock.fetch_add(1), t, i, true, std::move(result)});
+        } catch (...) {
+          log.crash = "thread " + std::to_string(t) + ", call " + std::to_string(i) + " " +
+                      calls[i].to_string() + ": " + describe_exception(std::current_exception());
+          return;
+        }
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      threads.reserve(n);
+      for (std::size_t t = 0; t < n; ++t) threads.emplace_back(body, static_cast<ThreadId>(t));
+    }
+
+    std::vector<StampedEvent> events;
+    for (ThreadLog& log : logs) {
+      std::move(log.events.begin(), log.events.end(), std::back_inserter(events));
+      if (!log.crash.empty() && run.outcome == RunOutcome::kOk) {
+        run.outcome = RunOutcome::kCrash;
+        run.message = log.crash;
+      }
+    }
+    std::sort(events.begin(), events.end(),
+              [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; });
+    if (options.record_history) {
+      for (StampedEvent& e : events) {
+        if (e.is_return) {
+          builder.respond(e.thread, history::Outcome::kOk, std::move(e.result));
+        } else {
+          builder.invoke(e.thread, workload.threads[e.thread][e.op]);
+        }
+      }
+    }
+    if (run.outcome == RunOutcome::kOk) sequential(workload.reveal, "reveal");
+  }
+  object.reset();
+  if (options.record_history) run.history = std::move(builder).build();
+  return run;
+}
+
+}  // namespace linfault::dpct

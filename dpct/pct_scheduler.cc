@@ -1,0 +1,119 @@
+#include "dpct/pct_scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "dpct/schedule.h"
+
+namespace linfault::dpct {
+
+namespace {
+template <class T>
+std::string join(const std::vector<T>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ",";
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+}  // namespace
+
+PctScheduler::PctScheduler(const PctOptions& options)
+    : PctScheduler(options, std::make_unique<FixedSteps>(options.steps)) {}
+
+PctScheduler::PctScheduler(const PctOptions& options, std::unique_ptr<StepEstimator> estimator)
+    : options_(options), estimator_(std::move(estimator)) {
+  if (options_.depth < 1) throw std::invalid_argument("PCT depth must be at least 1");
+  if (!estimator_) throw std::invalid_argument("PCT needs a step estimator");
+}
+
+void PctScheduler::begin(const RunInfo& info) {
+  rng_ = SplitMix64(options_.seed);
+  k_ = estimator_->estimate(info);
+  initial_k_ = k_;
+  decisions_ = 0;
+  next_lowest_ = 0;
+  revisions_.clear();
+
+  const auto n = static_cast<std::int64_t>(info.threads);
+  priority_.resize(info.threads);
+  for (std::int64_t t = 0; t < n; ++t) priority_[t] = options_.depth + 1 + t;
+  for (std::size_t i = priority_.size(); i > 1; --i) {  // Fisher-Yates
+    std::swap(priority_[i - 1], priority_[rng_.below(i)]);
+  }
+  initial_priority_ = priority_;
+
+  change_points_.assign(options_.depth - 1, 0);
+  draw_pending_change_points(1, k_);
+}
+
+void PctScheduler::draw_pending_change_points(std::uint64_t first, std::uint64_t span) {
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < change_points_.size(); ++i) {
+    if (change_points_[i] == 0 || change_points_[i] >= first) pending.push_back(i);
+  }
+  for (std::size_t i : pending) change_points_[i] = 0;
+  // With fewer steps than change points, only the first `span` priorities get a step.
+  std::size_t drawn = std::min<std::uint64_t>(pending.size(), span);
+  for (std::size_t j = 0; j < drawn; ++j) {
+    std::uint64_t step;
+    do {
+      step = first + rng_.below(span);
+    } while (std::find(change_points_.begin(), change_points_.end(), step) != change_points_.end());
+    change_points_[pending[j]] = step;
+  }
+}
+
+ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) {
+  const bool is_decision = enabled.size() >= 2;
+  const std::uint64_t left = k_ > decisions_ ? k_ - decisions_ : 0;
+  if (std::optional<std::uint64_t> revised = estimator_->revise(point, left)) {
+    revisions_.emplace_back(decisions_, *revised);
+    k_ = decisions_ + *revised;
+    draw_pending_change_points(decisions_ + 1, std::max<std::uint64_t>(*revised, 1));
+  }
+  if (point.is_yield() && point.thread < priority_.size()) {
+    priority_[point.thread] = next_lowest_--;
+  }
+  if (!is_decision) return enabled[0];
+
+  ++decisions_;
+  auto highest = [&] {
+    ThreadId best = enabled[0];
+    for (ThreadId t : enabled) {
+      if (priority_[t] > priority_[best]) best = t;
+    }
+    return best;
+  };
+  ThreadId best = highest();
+  for (std::size_t i = 0; i < change_points_.size(); ++i) {
+    if (change_points_[i] == decisions_) {
+      priority_[best] = static_cast<std::int64_t>(i) + 1;
+      best = highest();
+      break;
+    }
+  }
+  return best;
+}
+
+void PctScheduler::end(Schedule& schedule) {
+  schedule.scheduler = "pct";
+  schedule.set_parameter("seed", std::to_string(options_.seed));
+  schedule.set_parameter("n", std::to_string(priority_.size()));
+  schedule.set_parameter("k", std::to_string(initial_k_));
+  schedule.set_parameter("d", std::to_string(options_.depth));
+  schedule.set_parameter("prio", join(initial_priority_));
+  schedule.set_parameter("cp", join(change_points_));
+  if (!revisions_.empty()) {
+    std::string text;
+    for (const auto& [at, remaining] : revisions_) {
+      if (!text.empty()) text += ",";
+      text += std::to_string(at) + ":" + std::to_string(remaining);
+    }
+    schedule.set_parameter("kre", text);
+  }
+}
+
+}  // namespace linfault::dpct

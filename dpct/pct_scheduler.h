@@ -1,0 +1,83 @@
+// PctScheduler: probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010), with the
+// D-PCT hook for a k that is estimated and revised during the run (dpct/step_estimator.h).
+//
+// Per run, for n threads, depth d and k estimated steps:
+//   1. the threads get distinct random priorities d+1 ... d+n (higher runs first);
+//   2. d-1 change points are drawn uniformly (distinct) among steps 1..k; change point i has
+//      priority i (i = 1 .. d-1), below every initial priority;
+//   3. at every decision the highest-priority enabled thread runs; when decision number c is
+//      change point i, the thread that would run gets priority i and the choice is made again.
+// Steps are decisions: scheduling points where at least two threads are enabled. A thread at a
+// spin/yield hint drops below everyone (each yield gets a fresh lowest priority, so spinning
+// threads take turns). When the estimator revises k at decision c to r more steps, the change
+// points not yet passed are redrawn uniformly among decisions c+1 .. c+r.
+// Guarantee: a bug of depth <= d is found in one run with probability >= 1/(n*k^(d-1)) when k
+// bounds the run's decisions.
+//
+// Schedule parameters: "pct seed=S n=N k=K d=D prio=P0,P1,.. cp=C1,..,C(d-1) [kre=c:r,..]"
+// (prio: initial priority of thread 0, 1, ...; cp: final change point of priority 1, 2, ...,
+// 0 = none; kre: each revision of k as decision:remaining).
+//
+// Thread-safety: see dpct/scheduler.h (one execution at a time).
+
+#ifndef LINFAULT_DPCT_PCT_SCHEDULER_H_
+#define LINFAULT_DPCT_PCT_SCHEDULER_H_
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "dpct/rng.h"
+#include "dpct/scheduler.h"
+#include "dpct/step_estimator.h"
+
+namespace linfault::dpct {
+
+struct PctOptions {
+  std::uint64_t seed = 0;
+  unsigned depth = 3;  // d >= 1
+  // k when no estimator is given.
+  std::uint64_t steps = 100;
+};
+
+class PctScheduler final : public Scheduler {
+ public:
+  // Plain PCT with the fixed k = options.steps.
+  explicit PctScheduler(const PctOptions& options);
+  // D-PCT: k comes from `estimator` (must not be null).
+  PctScheduler(const PctOptions& options, std::unique_ptr<StepEstimator> estimator);
+
+  void begin(const RunInfo& info) override;
+  ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
+  void end(Schedule& schedule) override;
+  void reseed(std::uint64_t seed) override { options_.seed = seed; }
+
+  // The current run's plan, for tests and reports.
+  std::uint64_t steps() const { return k_; }
+  const std::vector<std::uint64_t>& change_points() const { return change_points_; }
+  const std::vector<std::int64_t>& initial_priorities() const { return initial_priority_; }
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& revisions() const {
+    return revisions_;
+  }
+
+ private:
+  // Draws the change points that are still ahead among decisions first .. first + span - 1.
+  void draw_pending_change_points(std::uint64_t first, std::uint64_t span);
+
+  PctOptions options_;
+  std::unique_ptr<StepEstimator> estimator_;
+  SplitMix64 rng_;
+  std::uint64_t initial_k_ = 0;
+  std::uint64_t k_ = 0;
+  std::uint64_t decisions_ = 0;  // decisions made so far in this run
+  std::int64_t next_lowest_ = 0;
+  std::vector<std::int64_t> priority_;
+  std::vector<std::int64_t> initial_priority_;
+  std::vector<std::uint64_t> change_points_;  // [i] has priority i + 1; 0 = none
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> revisions_;
+};
+
+}  // namespace linfault::dpct
+
+#endif  // LINFAULT_DPCT_PCT_SCHEDULER_H_

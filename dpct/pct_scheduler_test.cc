@@ -1,0 +1,190 @@
+#include "dpct/pct_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "dpct/executor.h"
+#include "dpct/schedule.h"
+#include "dpct/test_objects.h"
+
+namespace linfault::dpct {
+namespace {
+
+using history::Call;
+using history::Value;
+
+struct BugCase {
+  const char* name;
+  unsigned depth;
+  ObjectFactory factory;
+  Workload workload;
+  int accesses;  // shared accesses of both threads together
+};
+
+BugCase bug_case(unsigned depth, int padding) {
+  Workload w;
+  switch (depth) {
+    case 1:
+      w.threads = {{Call{"init", {}}}, {Call{"use", {}}}};
+      return {"depth-1 ordering", 1, fixtures::factory_of<fixtures::Depth1Bug>(padding), w,
+              4 * padding + 2};
+    case 2:
+      w.threads = {{Call{"check", {}}}, {Call{"clear", {}}}};
+      return {"depth-2 atomicity", 2, fixtures::factory_of<fixtures::Depth2Bug>(padding), w,
+              4 * padding + 3};
+    default:
+      w.threads = {{Call{"write", {}}}, {Call{"observe", {}}}};
+      return {"depth-3 ordering", 3, fixtures::factory_of<fixtures::Depth3Bug>(padding), w,
+              6 * padding + 4};
+  }
+}
+
+bool bug_showed(const history::History& h) {
+  for (const auto& op : h.operations()) {
+    if (op.result == Value(true)) return true;
+  }
+  return false;
+}
+
+// PCT's guarantee, measured: over many seeds the hit rate of a depth-d bug is at least
+// 1/(n*k^(d-1)), where k bounds the decisions of every run (accesses + the start point).
+TEST(PctSchedulerTest, FindsDepthOneTwoThreeBugsWithTheGuaranteedProbability) {
+  Executor executor;
+  for (unsigned depth : {1u, 2u, 3u}) {
+    const BugCase c = bug_case(depth, 2);
+    const std::uint64_t k = static_cast<std::uint64_t>(c.accesses) + 1;
+    const double bound = 1.0 / (2.0 * std::pow(static_cast<double>(k), depth - 1));
+    const std::uint64_t runs = depth == 3 ? 20000 : 4000;
+    std::uint64_t hits = 0;
+    PctScheduler pct(PctOptions{0, depth, k});
+    ExecutionOptions options;
+    options.record_points = false;
+    for (std::uint64_t seed = 1; seed <= runs; ++seed) {
+      pct.reseed(seed);
+      dpct::Run run = executor.execute(c.factory, c.workload, pct, options);
+      ASSERT_EQ(run.outcome, RunOutcome::kOk);
+      ASSERT_LE(run.schedule.decisions.size(), k);
+      hits += bug_showed(run.history);
+    }
+    const double rate = static_cast<double>(hits) / static_cast<double>(runs);
+    // One-sided test of "P(hit) >= bound": reject only when the measured rate lies more than
+    // four standard errors below the bound (depth 1 has P = 1/n exactly, so a plain >= would
+    // fail on half of all seed ranges).
+    const double slack = 4.0 * std::sqrt(bound * (1 - bound) / static_cast<double>(runs));
+    EXPECT_GE(rate, bound - slack) << c.name << ": k=" << k << " hits=" << hits << "/" << runs;
+    if (depth > 1) {
+      EXPECT_GE(rate, bound) << c.name << ": k=" << k << " hits=" << hits << "/" << runs;
+    }
+    // Enough hits that the comparison is not luck of a handful of runs.
+    EXPECT_GE(static_cast<double>(hits), 10.0) << c.name;
+    ::testing::Test::RecordProperty(std::string("rate_depth") + std::to_string(depth),
+                                    std::to_string(rate));
+  }
+}
+
+TEST(PctSchedulerTest, DepthOneFindsOrderingBugInAboutHalfTheRuns) {
+  const BugCase c = bug_case(1, 3);
+  Executor executor;
+  std::uint64_t hits = 0;
+  for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
+    PctScheduler pct(PctOptions{seed, 1, 20});
+    hits += bug_showed(executor.execute(c.factory, c.workload, pct).history);
+  }
+  // d = 1: no change points, the higher-priority thread runs to completion: exactly 1/n.
+  EXPECT_GT(hits, 400u);
+  EXPECT_LT(hits, 600u);
+}
+
+TEST(PctSchedulerTest, PreemptsExactlyAtTheChangePoint) {
+  Workload w;
+  w.threads = {{Call{"push", {1}}, Call{"push", {2}}}, {Call{"push", {3}}, Call{"pop", {}}}};
+  Executor executor;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    PctScheduler pct(PctOptions{seed, 2, 12});
+    dpct::Run run = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), w, pct);
+    ASSERT_EQ(pct.change_points().size(), 1u);
+    const std::uint64_t cp = pct.change_points()[0];
+    ASSERT_GE(cp, 1u);
+    ASSERT_LE(cp, 12u);
+    const auto& prio = pct.initial_priorities();
+    const ThreadId top = prio[0] > prio[1] ? 0 : 1;
+    const auto& d = run.schedule.decisions;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      if (i + 1 < cp) {
+        EXPECT_EQ(d[i], top) << "seed " << seed << " decision " << i;
+      } else {
+        EXPECT_EQ(d[i], 1 - top) << "seed " << seed << " decision " << i;
+      }
+    }
+    EXPECT_EQ(*run.schedule.parameter("cp"), std::to_string(cp));
+    EXPECT_EQ(*run.schedule.parameter("d"), "2");
+    EXPECT_EQ(*run.schedule.parameter("k"), "12");
+  }
+}
+
+TEST(PctSchedulerTest, SameSeedSameRunDifferentSeedsDiffer) {
+  const BugCase c = bug_case(3, 2);
+  Executor executor;
+  PctScheduler a(PctOptions{77, 3, 17});
+  const std::string first = executor.execute(c.factory, c.workload, a).schedule.to_text();
+  EXPECT_EQ(executor.execute(c.factory, c.workload, a).schedule.to_text(), first);
+  int different = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PctScheduler b(PctOptions{seed, 3, 17});
+    different += executor.execute(c.factory, c.workload, b).schedule.to_text() != first;
+  }
+  EXPECT_GE(different, 15);
+}
+
+// A D-PCT-like estimator: starts low, then at a chosen point says "40 more decisions".
+class RevisingEstimator final : public StepEstimator {
+ public:
+  std::uint64_t estimate(const RunInfo& info) override {
+    points_ = 0;
+    threads_seen_ = info.threads;
+    return 3;
+  }
+  std::optional<std::uint64_t> revise(const SchedulingPoint& point, std::uint64_t left) override {
+    ++points_;
+    last_left_ = left;
+    if (point.kind == PointKind::kAccess && point.step == 6) return 40;
+    return std::nullopt;
+  }
+  std::uint64_t points_ = 0;
+  std::uint64_t last_left_ = 0;
+  std::size_t threads_seen_ = 0;
+};
+
+TEST(PctSchedulerTest, EstimatorSeesEveryPointAndRevisionRedrawsChangePoints) {
+  const BugCase c = bug_case(3, 4);
+  Executor executor;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    auto estimator = std::make_unique<RevisingEstimator>();
+    RevisingEstimator* observer = estimator.get();
+    PctScheduler pct(PctOptions{seed, 3, 0}, std::move(estimator));
+    dpct::Run run = executor.execute(c.factory, c.workload, pct);
+    EXPECT_EQ(observer->threads_seen_, 2u);
+    EXPECT_EQ(observer->points_, run.steps);
+    ASSERT_EQ(pct.revisions().size(), 1u);
+    const auto [at, remaining] = pct.revisions()[0];
+    EXPECT_EQ(remaining, 40u);
+    EXPECT_EQ(pct.steps(), at + 40);
+    for (std::uint64_t cp : pct.change_points()) {
+      if (cp > at) {
+        EXPECT_LE(cp, at + 40);
+      }
+    }
+    EXPECT_EQ(*run.schedule.parameter("k"), "3");
+    EXPECT_EQ(*run.schedule.parameter("kre"), std::to_string(at) + ":40");
+  }
+}
+
+TEST(PctSchedulerTest, RejectsBadConfiguration) {
+  EXPECT_THROW(PctScheduler(PctOptions{1, 0, 10}), std::invalid_argument);
+  EXPECT_THROW(PctScheduler(PctOptions{1, 2, 10}, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace linfault::dpct

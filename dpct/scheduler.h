@@ -1,0 +1,87 @@
+// Scheduler: the strategy that picks which logical thread runs at each scheduling point of a
+// controlled execution (dpct/executor.h).
+//
+// Scheduling points of the concurrent part (Pc) of a workload, in the order the executor asks:
+//   - kStart: every thread has run up to its first shared access (that local prelude has no
+//     visible effect) and waits there; the scheduler picks who goes first. `thread` is kNoThread.
+//   - kAccess: `thread` is about to perform `access` (a load, store, RMW, lock, unlock, try_lock
+//     or spin/yield hint). Returning another thread preempts it.
+//   - kBlocked: `thread` tried to lock a mutex that is held and is now disabled until the holder
+//     unlocks it; `access` is that lock access.
+//   - kFinished: `thread` has completed its last operation.
+// `enabled` lists the threads that may run (sorted by id, never empty): the thread at the point
+// is among them for kAccess only. The scheduler must return a member of `enabled`.
+//
+// choose() is called at EVERY scheduling point, so observers (step estimators, exhaustive
+// search) see every access. A point with a single enabled thread has no choice to make; only
+// points with at least two enabled threads are *decisions*: PCT counts only those as steps, and
+// the executor records only those in the Schedule (dpct/schedule.h, docs/schedule-format.md).
+//
+// An operation's invocation event is recorded when its thread passes the operation's first
+// scheduling point and its response right after its last access, with no scheduling point in
+// between; see dpct/executor.h for why this loses no history.
+//
+// Lifecycle: begin() before each execution, choose() at each point, end() once the execution
+// is over (also after a deadlock, livelock or crash), where the scheduler writes its name and
+// parameters into the recorded schedule. reseed() makes the next executions a pure function of
+// the seed (run_many uses it to run seed after seed on one scheduler object).
+//
+// Exceptions thrown by choose() or end() abort the execution and propagate out of
+// Executor::execute (the replay scheduler reports divergence this way).
+//
+// Thread-safety: a scheduler serves one execution at a time; give each worker its own.
+
+#ifndef LINFAULT_DPCT_SCHEDULER_H_
+#define LINFAULT_DPCT_SCHEDULER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "dpct/shared.h"
+#include "dpct/workload.h"
+
+namespace linfault::dpct {
+
+// A logical thread of the concurrent part: index i of Workload::threads.
+using ThreadId = std::uint32_t;
+inline constexpr ThreadId kNoThread = std::numeric_limits<ThreadId>::max();
+
+enum class PointKind : std::uint8_t { kStart, kAccess, kBlocked, kFinished };
+const char* point_kind_name(PointKind kind);
+
+struct SchedulingPoint {
+  PointKind kind = PointKind::kStart;
+  ThreadId thread = kNoThread;  // the thread at the point; kNoThread for kStart
+  Access access{AccessKind::kLoad, nullptr, SourceLocation()};  // kAccess and kBlocked only
+  std::size_t op_index = 0;    // the operation of `thread` in progress (index in its call list)
+  std::uint32_t op_step = 0;   // scheduling points that operation passed before this one
+  std::uint64_t step = 0;      // index of this point among all points of the run
+  std::uint64_t decision = 0;  // decisions (points with >= 2 enabled threads) before this one
+
+  bool is_yield() const { return kind == PointKind::kAccess && access.kind == AccessKind::kYield; }
+};
+
+// What an execution is about to run, for begin().
+struct RunInfo {
+  std::size_t threads = 0;             // logical threads in the concurrent part
+  const Workload* workload = nullptr;  // the calls each thread will make
+};
+
+struct Schedule;
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual void begin(const RunInfo& info) = 0;
+  virtual ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) = 0;
+  // Writes the scheduler's name and this run's parameters into `schedule` (its decisions are
+  // already there).
+  virtual void end(Schedule& schedule) = 0;
+  virtual void reseed(std::uint64_t /*seed*/) {}
+};
+
+}  // namespace linfault::dpct
+
+#endif  // LINFAULT_DPCT_SCHEDULER_H_
