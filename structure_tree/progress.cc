@@ -1,0 +1,318 @@
+#include "structure_tree/progress.h"
+
+#include <algorithm>
+
+namespace linfault::structure_tree {
+namespace {
+
+bool point_matches(const Point& point, const SourceLocation& where, std::string_view access) {
+  return (access.empty() || point.access == access) && same_position(point.location, where);
+}
+
+// The branch of `choice` with the largest SUM (the first one on ties).
+const Node* widest_branch(const Node& choice) {
+  const Node* widest = nullptr;
+  std::uint64_t best = 0;
+  for (const Node& branch : choice.children) {
+    const std::uint64_t s = sum(branch);
+    if (widest == nullptr || s > best) {
+      widest = &branch;
+      best = s;
+    }
+  }
+  return widest;
+}
+
+}  // namespace
+
+const char* move_name(Move move) {
+  switch (move) {
+    case Move::kSameInstruction:
+      return "same-instruction";
+    case Move::kAdvanced:
+      return "advanced";
+    case Move::kBeyondAssumption:
+      return "beyond-assumption";
+    case Move::kUnmapped:
+      return "unmapped";
+  }
+  return "?";
+}
+
+OperationProgress::OperationProgress(const OperationTree& tree) : tree_(&tree) {
+  std::vector<Frame> path;
+  index(tree.root, path);
+}
+
+void OperationProgress::index(const Node& node, std::vector<Frame>& path) {
+  const std::size_t first = slots_.size();
+  if (node.kind == NodeKind::kSequence) {
+    for (std::size_t i = 0; i < node.instructions.size(); ++i) {
+      Slot slot{path};
+      slot.path.push_back({&node, i});
+      slots_.push_back(std::move(slot));
+    }
+  } else {
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      path.push_back({&node, i});
+      index(node.children[i], path);
+      path.pop_back();
+    }
+  }
+  ranges_[&node] = {first, slots_.size()};
+}
+
+const Instruction& OperationProgress::instruction(std::size_t slot) const {
+  const Frame& last = slots_[slot].path.back();
+  return last.node->instructions[last.child];
+}
+
+bool OperationProgress::matches(std::size_t slot, const SourceLocation& where,
+                                std::string_view access) const {
+  // A new instruction starts at its first point; the others are reached only from inside.
+  return point_matches(instruction(slot).points.front(), where, access);
+}
+
+std::ptrdiff_t OperationProgress::search(std::size_t from, std::size_t to,
+                                         const SourceLocation& where,
+                                         std::string_view access) const {
+  for (std::size_t s = from; s < to && s < slots_.size(); ++s) {
+    if (matches(s, where, access)) return static_cast<std::ptrdiff_t>(s);
+  }
+  return -1;
+}
+
+std::pair<std::size_t, std::size_t> OperationProgress::range_of(const Node* node) const {
+  return ranges_.at(node);
+}
+
+bool OperationProgress::contains(const SourceLocation& where) const {
+  for (const Slot& slot : slots_) {
+    const Frame& last = slot.path.back();
+    for (const Point& point : last.node->instructions[last.child].points) {
+      if (point_matches(point, where, "")) return true;
+    }
+  }
+  return false;
+}
+
+Move OperationProgress::on_point(const SourceLocation& where, std::string_view access) {
+  if (current_ >= 0 && inside_block_) {
+    const Instruction& block = instruction(static_cast<std::size_t>(current_));
+    for (std::size_t p = 0; p < block.points.size(); ++p) {
+      if (!point_matches(block.points[p], where, access)) continue;
+      if (block.points[p].access == "unlock" && p + 1 == block.points.size()) inside_block_ = false;
+      return Move::kSameInstruction;
+    }
+  }
+  const std::size_t next = static_cast<std::size_t>(current_ + 1);
+  if (current_ < 0) {
+    const std::ptrdiff_t found = search(0, slots_.size(), where, access);
+    return found < 0 ? enter_block_inside(where, access)
+                     : move_to(static_cast<std::size_t>(found), nullptr);
+  }
+  const std::size_t here = static_cast<std::size_t>(current_);
+  std::size_t searched_end = next;
+  // Enclosing loops, innermost first.
+  for (auto frame = slots_[here].path.rbegin(); frame != slots_[here].path.rend(); ++frame) {
+    if (frame->node->kind != NodeKind::kLoop) continue;
+    const auto [first, end] = range_of(frame->node);
+    if (const std::ptrdiff_t found = search(searched_end, end, where, access); found >= 0) {
+      return move_to(static_cast<std::size_t>(found), nullptr);
+    }
+    searched_end = std::max(searched_end, end);
+    if (const std::ptrdiff_t found = search(first, next, where, access); found >= 0) {
+      return move_to(static_cast<std::size_t>(found), frame->node);
+    }
+  }
+  if (const std::ptrdiff_t found = search(searched_end, slots_.size(), where, access); found >= 0) {
+    return move_to(static_cast<std::size_t>(found), nullptr);
+  }
+  return enter_block_inside(where, access);
+}
+
+Move OperationProgress::enter_block_inside(const SourceLocation& where, std::string_view access) {
+  // The lock of an atomic block was not seen (a thread blocked on the mutex resumes after it):
+  // the first later point inside the block enters it.
+  const std::size_t from = current_ < 0 ? 0 : static_cast<std::size_t>(current_ + 1);
+  for (std::size_t s = from; s < slots_.size(); ++s) {
+    const auto& points = instruction(s).points;
+    for (std::size_t p = 1; p < points.size(); ++p) {
+      if (point_matches(points[p], where, access)) return move_to(s, nullptr);
+    }
+  }
+  return Move::kUnmapped;
+}
+
+Move OperationProgress::move_to(std::size_t target, const Node* back_edge_loop) {
+  bool beyond = false;
+  std::map<const Node*, std::uint64_t> iterations;
+  bool inside_back_edge_loop = false;
+  for (const Frame& frame : slots_[target].path) {
+    const Node* node = frame.node;
+    if (node->kind == NodeKind::kLoop) {
+      std::uint64_t count = 1;
+      if (node == back_edge_loop) {
+        count = iterations_.count(node) != 0 ? iterations_.at(node) + 1 : 2;
+        inside_back_edge_loop = true;
+      } else if (!inside_back_edge_loop && iterations_.count(node) != 0) {
+        count = iterations_.at(node);
+      }
+      iterations[node] = count;
+      const bool newly_counted = iterations_.count(node) == 0 || iterations_.at(node) != count;
+      if (newly_counted && count > node->theta.value_or(1)) beyond = true;
+    } else if (node->kind == NodeKind::kChoice) {
+      const Node* taken = &node->children[frame.child];
+      const Node* widest = widest_branch(*node);
+      const bool entering =
+          current_ < 0 || range_of(node).first > static_cast<std::size_t>(current_) ||
+          range_of(taken).first > static_cast<std::size_t>(current_) || back_edge_loop != nullptr;
+      if (entering && sum(*taken) != sum(*widest)) beyond = true;
+    }
+  }
+  iterations_ = std::move(iterations);
+  current_ = static_cast<std::ptrdiff_t>(target);
+  inside_block_ = instruction(target).atomic_block();
+  ++executed_;
+  return beyond ? Move::kBeyondAssumption : Move::kAdvanced;
+}
+
+std::uint64_t OperationProgress::remaining() const {
+  if (current_ < 0) return sum(tree_->root);
+  std::uint64_t rest = 0;
+  const auto& path = slots_[static_cast<std::size_t>(current_)].path;
+  for (auto frame = path.rbegin(); frame != path.rend(); ++frame) {
+    const Node& node = *frame->node;
+    switch (node.kind) {
+      case NodeKind::kSequence:
+        rest += node.instructions.size() - frame->child - 1;
+        break;
+      case NodeKind::kChoice:
+        break;
+      case NodeKind::kRoot:
+      case NodeKind::kBranch:
+      case NodeKind::kLoop: {
+        for (std::size_t i = frame->child + 1; i < node.children.size(); ++i) {
+          rest += sum(node.children[i]);
+        }
+        if (node.kind == NodeKind::kLoop) {
+          std::uint64_t body = 0;
+          for (const Node& child : node.children) body += sum(child);
+          const std::uint64_t theta = node.theta.value_or(1);
+          const std::uint64_t done = iterations_.count(&node) != 0 ? iterations_.at(&node) : 1;
+          rest += (done < theta ? theta - done : 0) * body;
+        }
+        break;
+      }
+    }
+  }
+  return rest;
+}
+
+KEstimator::KEstimator(const TreeSet& trees, std::string object,
+                       std::vector<std::vector<std::string>> methods)
+    : trees_(&trees), object_(std::move(object)) {
+  for (auto& list : methods) threads_.push_back({std::move(list), 0, {}});
+}
+
+const OperationTree* KEstimator::tree_for(std::string_view method) const {
+  const OperationTree* best = nullptr;
+  for (int pass = 0; pass < 2 && best == nullptr; ++pass) {
+    // By name first; an operation whose name is not a method of the object (a registry alias)
+    // falls back to the widest operation.
+    for (const OperationTree& op : trees_->operations) {
+      if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_))
+        continue;
+      if (best == nullptr || sum(op) > sum(*best)) best = &op;
+    }
+  }
+  return best;
+}
+
+std::uint64_t KEstimator::estimate(std::string_view method) const {
+  const OperationTree* tree = tree_for(method);
+  return tree == nullptr ? 0 : sum(*tree);
+}
+
+std::uint64_t KEstimator::initial_k() const {
+  std::uint64_t k = 0;
+  for (const ThreadState& state : threads_) {
+    for (const std::string& method : state.methods) k += estimate(method);
+  }
+  return k;
+}
+
+std::uint64_t KEstimator::remaining_of(const ThreadState& state) const {
+  std::uint64_t rest = 0;
+  std::size_t later = state.op_index;
+  if (!state.candidates.empty()) {
+    rest += state.candidates.front().remaining();
+    ++later;
+  }
+  for (std::size_t i = later; i < state.methods.size(); ++i) rest += estimate(state.methods[i]);
+  return rest;
+}
+
+std::vector<std::uint64_t> KEstimator::remaining_per_thread() const {
+  std::vector<std::uint64_t> per_thread;
+  for (const ThreadState& state : threads_) per_thread.push_back(remaining_of(state));
+  return per_thread;
+}
+
+std::uint64_t KEstimator::remaining_k() const {
+  std::uint64_t k = 0;
+  for (const ThreadState& state : threads_) k += remaining_of(state);
+  return k;
+}
+
+Move KEstimator::unmapped(const SourceLocation& where, std::string_view access) {
+  if (unmapped_++ == 0) first_unmapped_ = std::string(access) + "@" + where.to_string();
+  return Move::kUnmapped;
+}
+
+Move KEstimator::on_point(std::size_t thread, std::size_t op_index, const SourceLocation& where,
+                          std::string_view access) {
+  if (thread >= threads_.size()) threads_.resize(thread + 1);
+  ThreadState& state = threads_[thread];
+  if (state.candidates.empty() || op_index != state.op_index) {
+    state.op_index = op_index;
+    state.candidates.clear();
+    const std::string_view method =
+        op_index < state.methods.size() ? std::string_view(state.methods[op_index]) : "";
+    // Every tree of the operation that holds this first location is a candidate (a helper shared
+    // by several classes puts its locations in all of them); later points weed them out.
+    for (int pass = 0; pass < 2 && state.candidates.empty(); ++pass) {
+      for (const OperationTree& op : trees_->operations) {
+        if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_)) {
+          continue;
+        }
+        OperationProgress progress(op);
+        if (progress.contains(where)) state.candidates.push_back(std::move(progress));
+      }
+    }
+    if (state.candidates.empty()) return unmapped(where, access);
+  }
+  std::vector<Move> moves;
+  for (OperationProgress& candidate : state.candidates)
+    moves.push_back(candidate.on_point(where, access));
+  if (std::all_of(moves.begin(), moves.end(), [](Move m) { return m == Move::kUnmapped; })) {
+    return unmapped(where, access);
+  }
+  std::vector<OperationProgress> kept;
+  Move move = Move::kUnmapped;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (moves[i] == Move::kUnmapped) continue;
+    if (kept.empty()) move = moves[i];
+    kept.push_back(std::move(state.candidates[i]));
+  }
+  state.candidates = std::move(kept);
+  const std::string& object = state.candidates.front().tree().object;
+  if (object_.empty() &&
+      std::all_of(state.candidates.begin(), state.candidates.end(),
+                  [&](const OperationProgress& c) { return c.tree().object == object; })) {
+    object_ = object;
+  }
+  return move;
+}
+
+}  // namespace linfault::structure_tree
