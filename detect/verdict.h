@@ -25,11 +25,11 @@ enum class Result : std::uint8_t { kLinearizable, kViolation, kUnknown };
 const char* result_name(Result r);  // "linearizable" | "violation" | "unknown"
 
 struct CheckOptions {
-  double timeout_seconds = 0;        // 0: no limit. Past it the check returns kUnknown promptly.
+  double timeout_seconds = 0;          // 0: no limit. Past it the check returns kUnknown promptly.
   std::size_t memory_limit_bytes = 0;  // 0: no limit. Bounds the memo; past it: kUnknown.
-  bool partition = true;             // split partitionable models by key (P-compositionality)
-  unsigned threads = 0;              // partitions checked in parallel; 0: hardware concurrency
-  bool want_witness = true;          // fill Verdict::witness for linearizable histories
+  bool partition = true;               // split partitionable models by key (P-compositionality)
+  unsigned threads = 0;                // partitions checked in parallel; 0: hardware concurrency
+  bool want_witness = true;            // fill Verdict::witness for linearizable histories
 };
 
 struct Verdict {
@@ -55,6 +55,15 @@ struct Verdict {
 
   // kUnknown: why ("timeout after 10 s", "memory limit of 1 GiB reached", ...).
   std::string reason;
+
+  // kViolation: false when a limit stopped the check before the shortest prefix was proven;
+  // prefix_events is then an upper bound (and `reason` says which limit).
+  bool prefix_exact = true;
+  // Search statistics: sub-histories checked, configurations memoized, peak memo bytes (summed
+  // over partitions).
+  std::size_t partitions = 0;
+  std::uint64_t states_explored = 0;
+  std::size_t memo_bytes = 0;
 };
 
 }  // namespace linfault::detect

@@ -1,0 +1,226 @@
+#include "detect/checker.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "detect/witness.h"
+#include "history/formats.h"
+#include "spec/registry.h"
+
+namespace linfault::detect {
+namespace {
+
+using history::Call;
+using history::HistoryBuilder;
+using history::Outcome;
+using history::Value;
+
+TEST(Checker, SequentialStackIsLinearizableWithWitness) {
+  HistoryBuilder b("seq");
+  b.call(0, {"push", {1}}, Value());
+  b.call(1, {"push", {2}}, Value());
+  b.call(0, {"pop", {}}, 2);
+  const history::History h = std::move(b).build();
+  const spec::StackModel model;
+  const Verdict v = check(model, h, {});
+  ASSERT_EQ(v.result, Result::kLinearizable);
+  EXPECT_EQ(v.witness, (std::vector<history::OpIndex>{0, 1, 2}));
+  EXPECT_EQ(validate_witness(model, h, v.witness), std::nullopt);
+  EXPECT_EQ(v.model, "stack");
+  EXPECT_EQ(v.algorithm, "search");
+  EXPECT_EQ(v.operations, 3u);
+}
+
+// A pop that returns a value nobody pushed. The search's frontier stops at C's response (C's
+// empty pop needs A to have removed 1, which A's recorded result forbids), but in the prefix
+// that ends there A is pending and may return anything: the shortest non-linearizable prefix is
+// the whole history, ending with A's response.
+TEST(Checker, ShortestPrefixTreatsCutOffResponsesAsUnknown) {
+  HistoryBuilder b("pop7");
+  b.invoke(0, {"pop", {}});             // e0  A
+  b.invoke(1, {"push", {1}});           // e1  B
+  b.respond(1, Outcome::kOk, Value());  // e2
+  b.invoke(2, {"pop", {}});             // e3  C
+  b.respond(2, Outcome::kOk, Value());  // e4  C -> empty
+  b.respond(0, Outcome::kOk, 7);        // e5  A -> 7
+  const history::History h = std::move(b).build();
+  const spec::StackModel model;
+  const Verdict v = check(model, h, {});
+  ASSERT_EQ(v.result, Result::kViolation);
+  EXPECT_EQ(v.prefix_events, 6u);
+  EXPECT_EQ(v.culprit, 0);
+  EXPECT_TRUE(v.prefix_exact);
+  EXPECT_EQ(brute_force_shortest_prefix(model, h), 6u);
+  EXPECT_EQ(validate_witness(model, h, v.longest_partial, 5), std::nullopt);
+}
+
+TEST(Checker, ViolationPrefixAndCulpritComputedByHand) {
+  // write(1) completes, then a read returns 2: the read's response (event 3) is the culprit.
+  HistoryBuilder b("reg");
+  b.call(0, {"write", {1}}, Value());  // e0 e1
+  b.invoke(1, {"read", {}});           // e2
+  b.respond(1, Outcome::kOk, 2);       // e3
+  b.call(0, {"write", {2}}, Value());  // e4 e5
+  const history::History h = std::move(b).build();
+  const Verdict v = check(spec::RegisterModel{}, h, {});
+  ASSERT_EQ(v.result, Result::kViolation);
+  EXPECT_EQ(v.prefix_events, 4u);
+  EXPECT_EQ(v.culprit, 1);
+  EXPECT_EQ(v.longest_partial, (std::vector<history::OpIndex>{0}));
+}
+
+TEST(Checker, PendingOpsMayTakeEffectOrNot) {
+  HistoryBuilder b("pending");
+  b.invoke(0, {"write", {5}});  // never returns
+  b.call(1, {"read", {}}, 5);   // sees it
+  b.invoke(2, {"write", {6}});  // never returns, never seen
+  b.call(1, {"read", {}}, 5);
+  const history::History h = std::move(b).build();
+  const spec::RegisterModel model;
+  const Verdict v = check(model, h, {});
+  ASSERT_EQ(v.result, Result::kLinearizable);
+  EXPECT_EQ(validate_witness(model, h, v.witness), std::nullopt);
+  EXPECT_EQ(std::count(v.witness.begin(), v.witness.end(), 2), 0);
+}
+
+TEST(Checker, FailedWritesAreLeftOutButFailedCasMeansFalse) {
+  HistoryBuilder b("etcd");
+  b.invoke(0, {"write", {1}});
+  b.respond(0, Outcome::kFail, Value());
+  b.call(1, {"read", {}}, Value());  // nil: the failed write did not happen
+  const history::History h = std::move(b).build();
+  EXPECT_EQ(check_history("cas-register", h, {}).result, Result::kLinearizable);
+
+  HistoryBuilder c("etcd");
+  c.call(0, {"write", {1}}, Value());
+  c.invoke(1, {"cas", {Value::List{1, 2}}});
+  c.respond(1, Outcome::kFail, Value());  // cas returned false although the value was 1
+  const history::History bad = std::move(c).build();
+  const Verdict v = check_history("cas-register", bad, {});
+  ASSERT_EQ(v.result, Result::kViolation);
+  EXPECT_EQ(v.culprit, 1);
+}
+
+TEST(Checker, PartitionsMapBackToFullHistory) {
+  HistoryBuilder b("kv");
+  b.call(0, {"put", {"a", "x"}}, Value());  // e0 e1
+  b.call(1, {"put", {"b", "y"}}, Value());  // e2 e3
+  b.call(0, {"get", {"a"}}, "x");           // e4 e5
+  b.call(1, {"get", {"b"}}, "z");           // e6 e7: wrong
+  b.call(0, {"get", {"a"}}, "q");           // e8 e9: wrong too, but later
+  const history::History h = std::move(b).build();
+  for (bool partition : {true, false}) {
+    CheckOptions options;
+    options.partition = partition;
+    const Verdict v = check(spec::KvModel{}, h, options);
+    ASSERT_EQ(v.result, Result::kViolation);
+    EXPECT_EQ(v.prefix_events, 8u);
+    EXPECT_EQ(v.culprit, 3);
+    EXPECT_TRUE(v.prefix_exact);
+    EXPECT_EQ(v.partitions, partition ? 2u : 1u);
+    if (partition) {
+      EXPECT_EQ(v.partition_key, Value("b"));
+    }
+  }
+}
+
+TEST(Checker, PartitionedWitnessRespectsRealTimeAcrossKeys) {
+  HistoryBuilder b("kv");
+  b.invoke(0, {"put", {"a", "1"}});
+  b.invoke(1, {"put", {"b", "2"}});
+  b.respond(0, Outcome::kOk, Value());
+  b.call(0, {"get", {"b"}}, "2");
+  b.respond(1, Outcome::kOk, Value());
+  b.call(1, {"get", {"a"}}, "1");
+  const history::History h = std::move(b).build();
+  const spec::KvModel model;
+  const Verdict v = check(model, h, {});
+  ASSERT_EQ(v.result, Result::kLinearizable);
+  EXPECT_EQ(v.partitions, 2u);
+  EXPECT_EQ(validate_witness(model, h, v.witness), std::nullopt);
+}
+
+// Twenty overlapping writes, then a read of a value never written: exhaustive search would
+// visit millions of configurations.
+history::History hard_history() {
+  HistoryBuilder b("hard");
+  for (int p = 0; p < 20; ++p) b.invoke(p, {"write", {p}});
+  for (int p = 0; p < 20; ++p) b.respond(p, Outcome::kOk, Value());
+  for (int p = 0; p < 20; ++p) b.invoke(p, {"write", {p + 100}});
+  for (int p = 0; p < 20; ++p) b.respond(p, Outcome::kOk, Value());
+  b.call(0, {"read", {}}, 999);
+  return std::move(b).build();
+}
+
+TEST(Checker, TimeoutIsHonouredPromptly) {
+  CheckOptions options;
+  options.timeout_seconds = 0.05;
+  const auto start = std::chrono::steady_clock::now();
+  const Verdict v = check(spec::RegisterModel{}, hard_history(), options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(v.result, Result::kUnknown);
+  EXPECT_NE(v.reason.find("timeout"), std::string::npos) << v.reason;
+  EXPECT_LT(seconds, 0.5);
+}
+
+TEST(Checker, MemoryLimitIsHonoured) {
+  CheckOptions options;
+  options.memory_limit_bytes = 1 << 20;
+  options.timeout_seconds = 5;
+  const Verdict v = check(spec::RegisterModel{}, hard_history(), options);
+  EXPECT_EQ(v.result, Result::kUnknown);
+  EXPECT_NE(v.reason.find("memory limit"), std::string::npos) << v.reason;
+  EXPECT_LT(v.memo_bytes, std::size_t{4} << 20);
+}
+
+TEST(Checker, ModelErrorsNameFileAndLine) {
+  HistoryBuilder b("etcd_003.log");
+  b.invoke(0, {"foo", {}}, 57);
+  b.respond(0, Outcome::kOk, Value(), 58);
+  const history::History h = std::move(b).build();
+  try {
+    check_history("cas-register", h, {});
+    FAIL() << "expected InputError";
+  } catch (const history::InputError& e) {
+    EXPECT_STREQ(e.what(), "etcd_003.log:57: cas-register has no method 'foo'");
+  }
+  EXPECT_THROW(check_history("no-such-model", h, {}), spec::UnknownModel);
+}
+
+// Every history of the shared data set whose verdict the search decides quickly.
+TEST(Checker, AgreesWithPublishedVerdicts) {
+  std::ifstream in(std::string(LINFAULT_SHARED_DIR) + "/data/verdicts.tsv");
+  ASSERT_TRUE(in) << "missing shared data";
+  std::string line;
+  std::getline(in, line);
+  int checked = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string path, model, expected;
+    fields >> path >> model >> expected;
+    const bool wanted =
+        path.find("jepsen/") != std::string::npos || path.find("fastlin/") != std::string::npos ||
+        path.find("kv/c01") != std::string::npos || path.find("kv/c10") != std::string::npos;
+    if (!wanted || path.find("etcd_095") != std::string::npos) continue;
+    SCOPED_TRACE(path);
+    const auto loaded =
+        history::load_history_file(std::string(LINFAULT_SHARED_DIR) + "/data/" + path);
+    CheckOptions options;
+    options.timeout_seconds = 10;
+    const Verdict v = check_history(model, loaded.history, options);
+    EXPECT_EQ(result_name(v.result), expected);
+    if (v.result == Result::kLinearizable && model == "cas-register") {
+      EXPECT_EQ(validate_witness(spec::CasRegisterModel{}, loaded.history, v.witness),
+                std::nullopt);
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+}  // namespace
+}  // namespace linfault::detect

@@ -1,0 +1,48 @@
+// CounterModel ("counter"): an integer counter starting at 0.
+//
+// Methods: inc()/increment(), dec()/decrement(), add(n), get()/read() -> n. The results of inc,
+// dec and add are not checked. Failed calls are left out, as are pending reads.
+// State: the current value (one int64).
+//
+// Thread-safety: immutable; usable from several threads.
+
+#ifndef LINFAULT_SPEC_COUNTER_H_
+#define LINFAULT_SPEC_COUNTER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/model.h"
+#include "spec/model_support.h"
+
+namespace linfault::spec {
+
+class CounterModel {
+ public:
+  using State = std::int64_t;
+  struct Op {
+    bool read = false;
+    std::int64_t amount = 0;  // read: the value observed; otherwise the increment
+  };
+
+  std::string_view name() const { return "counter"; }
+  State initial() const { return 0; }
+  Compiled<Op> compile(const history::Operation& op) const;
+  bool step(State& state, const Op& op) const {
+    if (op.read) return state == op.amount;
+    state += op.amount;
+    return true;
+  }
+  std::size_t hash(const State& state) const {
+    return hash_mix(0, static_cast<std::uint64_t>(state));
+  }
+  std::string describe(const State& state) const { return std::to_string(state); }
+  std::vector<history::Call> build(const State& state) const;
+  std::vector<history::Call> reveal(const State& state) const;
+};
+
+}  // namespace linfault::spec
+
+#endif  // LINFAULT_SPEC_COUNTER_H_

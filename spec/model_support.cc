@@ -1,0 +1,87 @@
+#include "spec/model_support.h"
+
+namespace linfault::spec {
+
+ValueInterner::ValueInterner() {
+  values_.emplace_back();
+  ids_.emplace(history::Value(), kNil);
+}
+
+std::int32_t ValueInterner::intern(const history::Value& value) {
+  std::lock_guard lock(mutex_);
+  auto [it, inserted] = ids_.emplace(value, static_cast<std::int32_t>(values_.size()));
+  if (inserted) values_.push_back(value);
+  return it->second;
+}
+
+history::Value ValueInterner::value(std::int32_t id) const {
+  std::lock_guard lock(mutex_);
+  return values_.at(static_cast<std::size_t>(id));
+}
+
+bool OpShape::is(std::initializer_list<std::string_view> names) const {
+  for (std::string_view name : names) {
+    if (method() == name) return true;
+  }
+  return false;
+}
+
+void OpShape::arity(std::size_t count) const {
+  std::size_t given = op_.call.args.size();
+  while (given > count && op_.call.args[given - 1].is_nil()) --given;
+  if (given != count) {
+    fail(method() + " expects " + std::to_string(count) +
+         (count == 1 ? " argument" : " arguments") + ", got " + std::to_string(given));
+  }
+}
+
+std::int64_t OpShape::int_arg(std::size_t i) const {
+  const history::Value& v = arg(i);
+  if (!v.is_int()) {
+    fail(method() + " argument " + std::to_string(i + 1) + " must be an integer, got " +
+         v.to_string());
+  }
+  return v.as_int();
+}
+
+const history::Value& OpShape::non_nil_arg(std::size_t i) const {
+  const history::Value& v = arg(i);
+  if (v.is_nil()) fail(method() + " argument " + std::to_string(i + 1) + " must not be nil");
+  return v;
+}
+
+std::optional<bool> OpShape::bool_result() const {
+  if (!ok() || op_.result.is_nil()) return std::nullopt;
+  if (op_.result.is_bool()) return op_.result.as_bool();
+  if (op_.result.is_int() && (op_.result.as_int() == 0 || op_.result.as_int() == 1)) {
+    return op_.result.as_int() == 1;
+  }
+  fail(method() + " must return a boolean, got " + op_.result.to_string());
+}
+
+std::optional<std::int64_t> OpShape::int_result() const {
+  if (!ok() || op_.result.is_nil()) return std::nullopt;
+  if (!op_.result.is_int()) {
+    fail(method() + " must return an integer, got " + op_.result.to_string());
+  }
+  return op_.result.as_int();
+}
+
+void OpShape::unknown_method() const {
+  throw ShapeError{std::string(model_) + " has no method '" + method() + "'"};
+}
+
+void OpShape::fail(const std::string& problem) const {
+  throw ShapeError{std::string(model_) + ": " + problem};
+}
+
+std::string describe_ids(const ValueInterner& interner, const std::vector<std::int32_t>& ids) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ' ';
+    out += interner.value(ids[i]).to_string();
+  }
+  return out + "]";
+}
+
+}  // namespace linfault::spec

@@ -1,0 +1,235 @@
+// Unit tests of the built-in sequential models: legal and illegal steps, compile errors, and
+// build()/reveal() round trips.
+
+#include <gtest/gtest.h>
+
+#include "spec/registry.h"
+
+namespace linfault::spec {
+namespace {
+
+using history::Call;
+using history::Operation;
+using history::Outcome;
+using history::Value;
+
+Operation op(std::string method, std::vector<Value> args, Value result = Value(),
+             Outcome outcome = Outcome::kOk) {
+  Operation o;
+  o.call = Call{std::move(method), std::move(args)};
+  o.result = std::move(result);
+  o.outcome = outcome;
+  return o;
+}
+
+// Compiles and applies `o`; nullopt when the model leaves it out (NoEffect).
+template <class M>
+std::optional<bool> apply(const M& model, typename M::State& state, const Operation& o) {
+  auto c = model.compile(o);
+  if (auto* error = std::get_if<ModelError>(&c)) {
+    ADD_FAILURE() << error->message;
+    return false;
+  }
+  if (std::holds_alternative<NoEffect>(c)) return std::nullopt;
+  return model.step(state, std::get<typename M::Op>(c));
+}
+
+template <class M>
+std::string compile_error(const M& model, const Operation& o) {
+  auto c = model.compile(o);
+  auto* error = std::get_if<ModelError>(&c);
+  return error ? error->message : "";
+}
+
+// build(state) from initial() reaches `state`; reveal(state) calls are then all legal when given
+// the results that a correct object returns (checked by stepping with recorded results).
+template <class M>
+void expect_build_reaches(const M& model, const typename M::State& state) {
+  typename M::State rebuilt = model.initial();
+  for (const Call& call : model.build(state)) {
+    Operation o;
+    o.call = call;
+    o.outcome = Outcome::kPending;  // results of build calls are not checked
+    auto c = model.compile(o);
+    ASSERT_TRUE(std::holds_alternative<typename M::Op>(c)) << call.to_string();
+    ASSERT_TRUE(model.step(rebuilt, std::get<typename M::Op>(c)));
+  }
+  EXPECT_TRUE(rebuilt == state) << model.describe(rebuilt) << " vs " << model.describe(state);
+  EXPECT_EQ(model.hash(rebuilt), model.hash(state));
+}
+
+TEST(RegisterModel, ReadsSeeTheLastWrite) {
+  RegisterModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("read", {}, Value())), true);
+  EXPECT_EQ(apply(m, s, op("write", {3})), true);
+  EXPECT_EQ(apply(m, s, op("read", {}, 3)), true);
+  EXPECT_EQ(apply(m, s, op("read", {}, 4)), false);
+  EXPECT_EQ(apply(m, s, op("read", {}, Value(), Outcome::kPending)), std::nullopt);
+  EXPECT_EQ(apply(m, s, op("write", {9}, Value(), Outcome::kFail)), std::nullopt);
+  EXPECT_EQ(compile_error(m, op("cas", {1, 2})), "register has no method 'cas'");
+  EXPECT_EQ(compile_error(m, op("write", {})), "register: write expects 1 argument, got 0");
+  expect_build_reaches(m, s);
+  EXPECT_EQ(m.reveal(s), (std::vector<Call>{{"read", {}}}));
+}
+
+TEST(CasRegisterModel, CasOutcomes) {
+  CasRegisterModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("write", {1})), true);
+  EXPECT_EQ(apply(m, s, op("cas", {Value::List{1, 2}}, Value::List{1, 2})), true);  // Jepsen echo
+  EXPECT_EQ(apply(m, s, op("read", {}, 2)), true);
+  auto before = s;
+  EXPECT_EQ(apply(m, s, op("cas", {1, 3}, Value(), Outcome::kFail)), true);  // false: 2 != 1
+  EXPECT_TRUE(s == before);
+  EXPECT_EQ(apply(m, s, op("cas", {2, 3}, Value(), Outcome::kFail)), false);  // should succeed
+  s = before;
+  EXPECT_EQ(apply(m, s, op("cas", {2, 5}, false)), false);
+  s = before;
+  EXPECT_EQ(apply(m, s, op("cas", {7, 5}, Value(), Outcome::kPending)), true);  // no effect
+  EXPECT_TRUE(s == before);
+  EXPECT_EQ(apply(m, s, op("read", {Value()}, Value(), Outcome::kFail)), std::nullopt);
+  EXPECT_NE(compile_error(m, op("cas", {1})).find("cas expects"), std::string::npos);
+  expect_build_reaches(m, s);
+}
+
+TEST(KvModel, GetPutAppendByArgumentOrOperationKey) {
+  KvModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("get", {"k"}, "")), true);  // absent reads as ""
+  EXPECT_EQ(apply(m, s, op("put", {"k", "ab"})), true);
+  EXPECT_EQ(apply(m, s, op("append", {"k", "cd"})), true);
+  EXPECT_EQ(apply(m, s, op("get", {"k"}, "abcd")), true);
+  EXPECT_EQ(apply(m, s, op("get", {"k"}, "abc")), false);
+  Operation keyed = op("append", {"e"});
+  keyed.key = Value("k");
+  EXPECT_EQ(apply(m, s, keyed), true);
+  EXPECT_EQ(apply(m, s, op("get", {"k"}, "abcde")), true);
+  EXPECT_EQ(apply(m, s, op("get", {"other"}, Value())), true);
+  EXPECT_EQ(m.partition_key(keyed), Value("k"));
+  EXPECT_EQ(m.partition_key(op("get", {"z"})), Value("z"));
+  EXPECT_NE(compile_error(m, op("put", {"k", "v", "w"})).find("put expects"), std::string::npos);
+  EXPECT_EQ(compile_error(m, op("cas", {"k"})), "kv has no method 'cas'");
+  // Equal strings built differently give equal states.
+  auto t = m.initial();
+  apply(m, t, op("put", {"k", "abcde"}));
+  EXPECT_TRUE(s == t);
+  EXPECT_EQ(m.hash(s), m.hash(t));
+  expect_build_reaches(m, t);
+  EXPECT_EQ(m.reveal(t), (std::vector<Call>{{"get", {"k"}}}));
+  auto unseen = t;
+  apply(m, unseen, op("append", {"k", "never-seen"}));
+  EXPECT_THROW(m.build(unseen), std::invalid_argument);
+}
+
+TEST(SetModel, BooleanResultsAndSize) {
+  SetModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("add", {1}, true)), true);
+  EXPECT_EQ(apply(m, s, op("add", {1}, true)), false);
+  EXPECT_EQ(apply(m, s, op("insert", {2}, 1)), true);
+  EXPECT_EQ(apply(m, s, op("contains", {2}, true)), true);
+  EXPECT_EQ(apply(m, s, op("size", {}, 2)), true);
+  EXPECT_EQ(apply(m, s, op("remove", {3}, true)), false);
+  EXPECT_EQ(apply(m, s, op("contains", {3}, Value(), Outcome::kPending)), std::nullopt);
+  EXPECT_EQ(m.partition_key(op("size", {})), std::nullopt);
+  EXPECT_EQ(m.partition_key(op("add", {7})), Value(7));
+  EXPECT_NE(compile_error(m, op("add", {1}, "yes")).find("must return a boolean"),
+            std::string::npos);
+  expect_build_reaches(m, s);
+  EXPECT_EQ(m.reveal(s).size(), 3u);
+}
+
+TEST(StackQueueDeque, OrderAndEmptiness) {
+  StackModel st;
+  auto s = st.initial();
+  EXPECT_EQ(apply(st, s, op("pop", {}, Value())), true);  // empty
+  apply(st, s, op("push", {1}));
+  apply(st, s, op("push", {2}));
+  EXPECT_EQ(apply(st, s, op("peek", {}, 2)), true);
+  auto copy = s;
+  EXPECT_EQ(apply(st, copy, op("pop", {}, 1)), false);
+  expect_build_reaches(st, s);
+  EXPECT_EQ(st.reveal(s).size(), 3u);
+  EXPECT_EQ(apply(st, s, op("pop", {}, Value(), Outcome::kPending)), true);  // pops 2
+  EXPECT_EQ(apply(st, s, op("pop", {}, 1)), true);
+  EXPECT_EQ(compile_error(st, op("enq", {1})), "stack has no method 'enq'");
+  EXPECT_NE(compile_error(st, op("push", {Value()})).find("must not be nil"), std::string::npos);
+
+  QueueModel q;
+  auto qs = q.initial();
+  apply(q, qs, op("enq", {1}));
+  apply(q, qs, op("offer", {2}));
+  expect_build_reaches(q, qs);
+  EXPECT_EQ(apply(q, qs, op("deq", {}, 2)), false);
+  qs = q.initial();
+  apply(q, qs, op("enq", {1}));
+  EXPECT_EQ(apply(q, qs, op("poll", {}, 1)), true);
+  EXPECT_EQ(apply(q, qs, op("deq", {}, Value())), true);
+
+  DequeModel d;
+  auto ds = d.initial();
+  apply(d, ds, op("push_left", {1}));
+  apply(d, ds, op("push_right", {2}));
+  apply(d, ds, op("push_left", {0}));
+  expect_build_reaches(d, ds);
+  EXPECT_EQ(apply(d, ds, op("pop_right", {}, 2)), true);
+  EXPECT_EQ(apply(d, ds, op("pop_left", {}, 0)), true);
+  EXPECT_EQ(apply(d, ds, op("peek_left", {}, 2)), false);
+}
+
+TEST(PriorityQueueModel, LargestFirst) {
+  PriorityQueueModel m;
+  auto s = m.initial();
+  apply(m, s, op("insert", {2}));
+  apply(m, s, op("insert", {5}));
+  apply(m, s, op("insert", {3}));
+  expect_build_reaches(m, s);
+  EXPECT_EQ(m.describe(s), "[5 3 2]");
+  EXPECT_EQ(apply(m, s, op("peek", {}, 5)), true);
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("poll", {}, 3)), false);
+  EXPECT_EQ(apply(m, s, op("poll", {}, 5)), true);
+  EXPECT_EQ(apply(m, s, op("poll", {}, 3)), true);
+  EXPECT_NE(compile_error(m, op("insert", {"x"})).find("must be an integer"), std::string::npos);
+}
+
+TEST(CounterAndSnapshot, Semantics) {
+  CounterModel c;
+  auto cs = c.initial();
+  apply(c, cs, op("inc", {}));
+  apply(c, cs, op("add", {5}));
+  apply(c, cs, op("dec", {}));
+  EXPECT_EQ(apply(c, cs, op("get", {}, 5)), true);
+  EXPECT_EQ(apply(c, cs, op("read", {}, 4)), false);
+  expect_build_reaches(c, cs);
+
+  SnapshotModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("scan", {}, Value::List{0, 0})), true);
+  apply(m, s, op("update", {1, 1}));
+  EXPECT_EQ(apply(m, s, op("scan", {}, Value::List{0, 1})), true);
+  EXPECT_EQ(apply(m, s, op("scan", {}, Value::List{1, 1})), false);
+  EXPECT_EQ(apply(m, s, op("readpair", {1, 3}, Value::List{1, 0})), true);
+  apply(m, s, op("write", {1, 0}));
+  EXPECT_TRUE(s == m.initial());
+  apply(m, s, op("update", {4, 7}));
+  expect_build_reaches(m, s);
+  EXPECT_NE(compile_error(m, op("scan", {}, 3)).find("list of integers"), std::string::npos);
+}
+
+TEST(Registry, NamesAndDispatch) {
+  for (std::string_view name : model_names()) {
+    EXPECT_EQ(visit_model(name, [](const auto& model) { return std::string(model.name()); }), name);
+  }
+  try {
+    visit_model("stak", [](const auto&) { return 0; });
+    FAIL();
+  } catch (const UnknownModel& e) {
+    EXPECT_NE(std::string(e.what()).find("cas-register"), std::string::npos);
+    EXPECT_EQ(e.name(), "stak");
+  }
+}
+
+}  // namespace
+}  // namespace linfault::spec

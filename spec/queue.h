@@ -1,0 +1,62 @@
+// QueueModel ("queue"): a FIFO queue.
+//
+// Methods: enq/offer/enqueue(x), deq/poll/dequeue() -> x | nil (nil: the queue was empty),
+// peek() -> x | nil. Failed calls are left out; a pending deq removes the head (if any) when it
+// takes effect; pending peeks are left out.
+// State: the interned ids of the elements, head first.
+//
+// Thread-safety: immutable apart from the internally synchronized interner.
+
+#ifndef LINFAULT_SPEC_QUEUE_H_
+#define LINFAULT_SPEC_QUEUE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/model.h"
+#include "spec/model_support.h"
+
+namespace linfault::spec {
+
+class QueueModel {
+ public:
+  using State = std::vector<std::int32_t>;
+  struct Op {
+    enum class Kind : std::uint8_t { kEnq, kDeq, kPeek } kind;
+    bool constrained = true;  // kDeq: false when pending (any result)
+    std::int32_t value = 0;   // enq: the element; deq/peek: the result (kNil = empty)
+  };
+
+  QueueModel() : values_(std::make_shared<ValueInterner>()) {}
+
+  std::string_view name() const { return "queue"; }
+  State initial() const { return {}; }
+  Compiled<Op> compile(const history::Operation& op) const;
+  bool step(State& state, const Op& op) const {
+    if (op.kind == Op::Kind::kEnq) {
+      state.push_back(op.value);
+      return true;
+    }
+    const std::int32_t head = state.empty() ? ValueInterner::kNil : state.front();
+    if (op.constrained && head != op.value) return false;
+    if (op.kind == Op::Kind::kDeq && !state.empty()) state.erase(state.begin());
+    return true;
+  }
+  std::size_t hash(const State& state) const { return hash_ints(state); }
+  std::size_t heap_bytes(const State& state) const {
+    return state.capacity() * sizeof(std::int32_t);
+  }
+  std::string describe(const State& state) const { return describe_ids(*values_, state); }
+  std::vector<history::Call> build(const State& state) const;
+  std::vector<history::Call> reveal(const State& state) const;
+
+ private:
+  std::shared_ptr<ValueInterner> values_;
+};
+
+}  // namespace linfault::spec
+
+#endif  // LINFAULT_SPEC_QUEUE_H_

@@ -1,0 +1,56 @@
+// RegisterModel ("register"): a read/write register whose initial value is nil.
+//
+// Methods: read() -> v, write(v). A failed call (outcome kFail) did not take effect and is left
+// out; a pending read constrains nothing and is left out too; a pending write may take effect.
+// State: the interned id of the current value (one int32).
+//
+// Thread-safety: immutable apart from the internally synchronized interner; usable from several
+// threads.
+
+#ifndef LINFAULT_SPEC_REGISTER_H_
+#define LINFAULT_SPEC_REGISTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/model.h"
+#include "spec/model_support.h"
+
+namespace linfault::spec {
+
+class RegisterModel {
+ public:
+  using State = std::int32_t;
+  struct Op {
+    enum class Kind : std::uint8_t { kRead, kWrite } kind;
+    std::int32_t value;  // read: the value observed; write: the value written
+  };
+
+  RegisterModel() : values_(std::make_shared<ValueInterner>()) {}
+
+  std::string_view name() const { return "register"; }
+  State initial() const { return ValueInterner::kNil; }
+  Compiled<Op> compile(const history::Operation& op) const;
+  bool step(State& state, const Op& op) const {
+    if (op.kind == Op::Kind::kRead) return state == op.value;
+    state = op.value;
+    return true;
+  }
+  std::size_t hash(const State& state) const {
+    return hash_mix(0, static_cast<std::uint32_t>(state));
+  }
+  std::string describe(const State& state) const { return values_->value(state).to_string(); }
+  std::string describe_op(const Op& op) const;
+  std::vector<history::Call> build(const State& state) const;
+  std::vector<history::Call> reveal(const State& state) const;
+
+ private:
+  std::shared_ptr<ValueInterner> values_;
+};
+
+}  // namespace linfault::spec
+
+#endif  // LINFAULT_SPEC_REGISTER_H_
