@@ -1,0 +1,384 @@
+#include "detect/driver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "detect/checker.h"
+#include "dpct/executor.h"
+#include "dpct/native.h"
+#include "dpct/pct_scheduler.h"
+#include "dpct/random_scheduler.h"
+#include "dpct/replay_scheduler.h"
+#include "dpct/rng.h"
+
+namespace linfault::detect {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Independent streams from one seed: the workload uses the seed itself, the scheduler and the
+// pilot runs use these.
+constexpr std::uint64_t kSchedulerSalt = 0x5c4ed01e;
+constexpr std::uint64_t kPilotSalt = 0x9110f00d;
+
+std::uint64_t derive(std::uint64_t seed, std::uint64_t salt) {
+  dpct::SplitMix64 rng(seed ^ (salt * 0x9e3779b97f4a7c15ULL));
+  return rng.next();
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The scheduling every history of one detection uses, resolved once.
+struct Plan {
+  SchedulerKind kind = SchedulerKind::kPct;
+  bool tree_estimator = false;  // kDpct with a step estimator
+  std::uint64_t k = 0;          // fixed k of pct (and of the dpct fallback)
+  std::string description;
+};
+
+std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOptions& options,
+                                                const targets::Target& target, std::uint64_t seed) {
+  std::unique_ptr<dpct::Scheduler> scheduler;
+  const dpct::PctOptions pct{.seed = seed, .depth = options.depth, .steps = plan.k};
+  switch (plan.kind) {
+    case SchedulerKind::kRandom:
+      scheduler = std::make_unique<dpct::RandomScheduler>(seed);
+      break;
+    case SchedulerKind::kPct:
+      scheduler = std::make_unique<dpct::PctScheduler>(pct);
+      break;
+    case SchedulerKind::kDpct:
+      scheduler = plan.tree_estimator
+                      ? std::make_unique<dpct::PctScheduler>(pct, options.step_estimator(target))
+                      : std::make_unique<dpct::PctScheduler>(pct);
+      break;
+    case SchedulerKind::kNative:
+      throw std::logic_error("native runs have no scheduler");
+  }
+  if (options.heuristic) {
+    scheduler = std::make_unique<RoundScheduler>(std::move(scheduler), options.round_ops);
+  }
+  return scheduler;
+}
+
+targets::WorkloadShape shape_of(const DriverOptions& options) {
+  return {.setup = 0,
+          .threads = options.threads,
+          .ops_per_thread = options.ops_per_thread,
+          .reveal = 0};
+}
+
+// k for plain PCT: the most decisions any of a few random-walk pilot runs needed.
+std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& options) {
+  dpct::Executor executor;
+  dpct::ExecutionOptions execution;
+  execution.record_history = false;
+  execution.record_points = false;
+  execution.max_steps = options.max_steps;
+  Plan random;
+  random.kind = SchedulerKind::kRandom;
+  std::uint64_t k = 1;
+  for (std::uint64_t i = 0; i < options.pilot_runs; ++i) {
+    const std::uint64_t seed = derive(options.seed + i, kPilotSalt);
+    const dpct::Workload workload = targets::random_workload(target, shape_of(options), seed);
+    auto scheduler = make_scheduler(random, options, target, seed);
+    const dpct::Run run = executor.execute(target.factory, workload, *scheduler, execution);
+    k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
+  }
+  return k;
+}
+
+Plan make_plan(const targets::Target& target, const DriverOptions& options) {
+  Plan plan;
+  plan.kind = options.scheduler;
+  const std::string heuristic =
+      options.heuristic
+          ? ", heuristic rounds of 1 and " + std::to_string(options.round_ops) + " operations"
+          : "";
+  const std::string depth = " d=" + std::to_string(options.depth);
+  auto fixed_k = [&](std::string& source) {
+    if (options.steps > 0) {
+      source = "given";
+      return options.steps;
+    }
+    source = "from " + std::to_string(options.pilot_runs) + " pilot runs";
+    return pilot_k(target, options);
+  };
+  std::string source;
+  switch (options.scheduler) {
+    case SchedulerKind::kNative:
+      plan.description = "native (real threads, stress)";
+      break;
+    case SchedulerKind::kRandom:
+      plan.description = "random" + heuristic;
+      break;
+    case SchedulerKind::kPct:
+      plan.k = fixed_k(source);
+      plan.description = "pct" + depth + " k=" + std::to_string(plan.k) + " (k " + source + ")";
+      plan.description += heuristic;
+      break;
+    case SchedulerKind::kDpct:
+      if (options.step_estimator) {
+        plan.tree_estimator = true;
+        plan.description = "dpct" + depth + " (k from structure trees, revised during runs)";
+      } else {
+        plan.k = fixed_k(source);
+        plan.description = "dpct-fallback: pct" + depth + " k=" + std::to_string(plan.k) + " (k " +
+                           source + "; no structure trees in this build)";
+      }
+      plan.description += heuristic;
+      break;
+  }
+  return plan;
+}
+
+void validate(const targets::Target& target, const DriverOptions& options) {
+  auto reject = [](const std::string& problem) { throw std::invalid_argument(problem); };
+  if (options.threads == 0) reject("--threads must be at least 1");
+  if (options.ops_per_thread == 0) reject("--ops must be at least 1");
+  if (options.histories == 0) reject("--histories must be at least 1");
+  if (options.jobs == 0) reject("--jobs must be at least 1");
+  if (options.depth == 0) reject("--depth must be at least 1");
+  if (options.heuristic && options.round_ops == 0) reject("--round-ops must be at least 1");
+  if (options.scheduler == SchedulerKind::kNative) {
+    if (options.heuristic) {
+      reject("--heuristic shapes controlled runs; use it with --scheduler random, pct or dpct");
+    }
+    if (target.may_livelock) {
+      reject("target " + target.name +
+             " may livelock, which native threads cannot stop; use a controlled scheduler "
+             "(random, pct or dpct)");
+    }
+  }
+}
+
+HistoryResult run_history(dpct::Executor& executor, const targets::Target& target,
+                          const DriverOptions& options, const Plan& plan, std::uint64_t seed) {
+  const Clock::time_point start = Clock::now();
+  const dpct::Workload workload = targets::random_workload(target, shape_of(options), seed);
+  const std::string origin = target.name + "-" + std::to_string(seed);
+  dpct::Run run;
+  if (plan.kind == SchedulerKind::kNative) {
+    run = dpct::run_native(target.factory, workload, {.record_history = true, .origin = origin});
+  } else {
+    auto scheduler = make_scheduler(plan, options, target, derive(seed, kSchedulerSalt));
+    dpct::ExecutionOptions execution;
+    execution.max_steps = options.max_steps;
+    execution.origin = origin;
+    run = executor.execute(target.factory, workload, *scheduler, execution);
+  }
+  CheckOptions check;
+  check.timeout_seconds = options.check_timeout_seconds;
+  check.threads = 1;  // histories are already checked in parallel
+  check.want_witness = false;
+  const Verdict verdict = check_history(target.model, run.history, check);
+
+  HistoryResult result;
+  result.seed = seed;
+  result.outcome = run.outcome;
+  result.result = verdict.result;
+  result.ms = ms_since(start);
+  if (verdict.result != Result::kLinearizable || run.outcome != dpct::RunOutcome::kOk) {
+    SavedRun saved;
+    saved.target = target.name;
+    saved.model = target.model;
+    saved.seed = seed;
+    saved.scheduling.kind = scheduler_kind_name(plan.kind);
+    saved.scheduling.heuristic = options.heuristic;
+    saved.scheduling.round_ops = options.heuristic ? options.round_ops : 0;
+    saved.scheduling.depth =
+        plan.kind == SchedulerKind::kPct || plan.kind == SchedulerKind::kDpct ? options.depth : 0;
+    saved.scheduling.k = plan.k;
+    saved.scheduling.max_steps = plan.kind == SchedulerKind::kNative ? 0 : options.max_steps;
+    saved.scheduling.description = plan.description;
+    saved.workload = workload;
+    saved.schedule = std::move(run.schedule);
+    saved.outcome = run.outcome;
+    saved.message = run.message;
+    saved.verdict = summarize(verdict);
+    saved.history = std::move(run.history);
+    result.saved = std::move(saved);
+  }
+  return result;
+}
+
+}  // namespace
+
+const char* scheduler_kind_name(SchedulerKind kind) {
+  switch (kind) {
+    case SchedulerKind::kNative:
+      return "native";
+    case SchedulerKind::kRandom:
+      return "random";
+    case SchedulerKind::kPct:
+      return "pct";
+    case SchedulerKind::kDpct:
+      return "dpct";
+  }
+  return "?";
+}
+
+std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
+  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
+                             SchedulerKind::kDpct}) {
+    if (name == scheduler_kind_name(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<const SavedRun*> DetectionReport::failing_runs() const {
+  std::vector<const SavedRun*> runs;
+  for (const HistoryResult& result : results) {
+    if (result.saved) runs.push_back(&*result.saved);
+  }
+  return runs;
+}
+
+DetectionReport run_detection(const targets::Target& target, const DriverOptions& options,
+                              const ProgressCallback& progress) {
+  validate(target, options);
+  const Clock::time_point start = Clock::now();
+  const Plan plan = make_plan(target, options);
+
+  DetectionReport report;
+  report.target = target.name;
+  report.scheduler = plan.description;
+  report.histories = options.histories;
+  report.results.resize(options.histories);
+
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;  // guards `error` and the progress counters
+  std::exception_ptr error;
+  Progress counters{.total = options.histories};
+
+  auto worker = [&] {
+    dpct::Executor executor;
+    for (std::uint64_t i; !failed.load() && (i = next.fetch_add(1)) < options.histories;) {
+      try {
+        report.results[i] = run_history(executor, target, options, plan, options.seed + i);
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+        return;
+      }
+      std::lock_guard lock(mutex);
+      ++counters.done;
+      if (report.results[i].result == Result::kViolation) ++counters.violations;
+      counters.elapsed_seconds = ms_since(start) / 1000;
+      if (progress) progress(counters);
+    }
+  };
+  const unsigned jobs =
+      static_cast<unsigned>(std::min<std::uint64_t>(options.jobs, options.histories));
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
+    for (std::thread& thread : pool) thread.join();
+  }
+  if (error) std::rethrow_exception(error);
+
+  double total_ms = 0;
+  for (const HistoryResult& result : report.results) {
+    total_ms += result.ms;
+    ++report.outcomes[static_cast<std::size_t>(result.outcome)];
+    if (result.result == Result::kViolation) {
+      ++report.violations;
+      if (!report.first_failing_seed) report.first_failing_seed = result.seed;
+    } else if (result.result == Result::kUnknown) {
+      ++report.unknown;
+    }
+  }
+  report.avg_ms = total_ms / static_cast<double>(options.histories);
+  report.wall_seconds = ms_since(start) / 1000;
+  return report;
+}
+
+ReplayResult replay_saved_run(const SavedRun& saved, const targets::Target& target,
+                              bool record_trace, double check_timeout_seconds) {
+  if (saved.scheduling.kind == scheduler_kind_name(SchedulerKind::kNative)) {
+    throw std::invalid_argument(
+        "a native run has no schedule to replay; check its recorded history instead");
+  }
+  dpct::ReplayScheduler scheduler(saved.schedule, dpct::ReplayMode::kStrict);
+  dpct::ExecutionOptions execution;
+  execution.record_trace = record_trace;
+  // A livelocked run stopped at its cap: the replay must stop at the same point.
+  if (saved.scheduling.max_steps > 0) execution.max_steps = saved.scheduling.max_steps;
+  execution.origin = saved.history.origin();
+  ReplayResult result;
+  result.run = dpct::execute(target.factory, saved.workload, scheduler, execution);
+  CheckOptions check;
+  check.timeout_seconds = check_timeout_seconds;
+  check.want_witness = false;
+  result.verdict = check_history(target.model, result.run.history, check);
+  result.same_history = result.run.history == saved.history;
+  return result;
+}
+
+RoundScheduler::RoundScheduler(std::unique_ptr<dpct::Scheduler> inner, std::size_t round_ops)
+    : inner_(std::move(inner)), round_ops_(round_ops) {
+  if (!inner_) throw std::invalid_argument("RoundScheduler needs a scheduler to wrap");
+  if (round_ops_ == 0) throw std::invalid_argument("RoundScheduler: round_ops must be positive");
+}
+
+void RoundScheduler::begin(const dpct::RunInfo& info) {
+  const std::size_t n = info.threads;
+  round_ = 0;
+  allowance_.assign(n, round_ops_);
+  if (n > 0) allowance_[0] = 1;
+  waiting_op_.assign(n, 0);
+  at_op_start_.assign(n, true);  // at kStart every thread waits at its first operation
+  inner_->begin(info);
+}
+
+bool RoundScheduler::held(dpct::ThreadId thread) const {
+  return at_op_start_[thread] && waiting_op_[thread] >= allowance_[thread];
+}
+
+void RoundScheduler::next_round() {
+  ++round_;
+  const std::size_t single = round_ % allowance_.size();
+  for (std::size_t t = 0; t < allowance_.size(); ++t) {
+    allowance_[t] += t == single ? 1 : round_ops_;
+  }
+}
+
+dpct::ThreadId RoundScheduler::choose(const dpct::SchedulingPoint& point,
+                                      std::span<const dpct::ThreadId> enabled) {
+  if (point.thread < waiting_op_.size()) {
+    if (point.kind == dpct::PointKind::kAccess) {
+      waiting_op_[point.thread] = point.op_index;
+      at_op_start_[point.thread] = point.op_step == 0;
+    } else if (point.kind == dpct::PointKind::kBlocked) {
+      at_op_start_[point.thread] = false;
+    }
+  }
+  for (;;) {
+    allowed_.clear();
+    for (dpct::ThreadId t : enabled) {
+      if (!held(t)) allowed_.push_back(t);
+    }
+    if (!allowed_.empty()) break;
+    next_round();  // every runnable thread has finished its share of this round
+  }
+  return inner_->choose(point, allowed_);
+}
+
+void RoundScheduler::end(dpct::Schedule& schedule) {
+  inner_->end(schedule);
+  schedule.set_parameter("rounds", std::to_string(round_ops_));
+}
+
+}  // namespace linfault::detect

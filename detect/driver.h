@@ -1,0 +1,160 @@
+// The detection driver: the first stage of detect -> localize -> minimize (issue 6, CGVT's
+// detection phase, Table II). It draws S random workloads of N threads x M operations from a
+// target's generators, runs each under a scheduler, checks each history against the target's
+// model and keeps the failing runs (with their schedules) for replay and minimization.
+//
+// Schedulers (the three versions of the CGVT paper are B = native, D = dpct, H = dpct + heuristic):
+//   native  real OS threads at full speed (dpct/native.h): no schedule, cannot be replayed, and
+//           cannot stop a livelock, so targets marked may_livelock are refused;
+//   random  a random walk over interleavings (dpct/random_scheduler.h);
+//   pct     PCT with depth d and a fixed k: DriverOptions::steps, or (0) the largest number of
+//           decisions seen in a few pilot runs under the random scheduler;
+//   dpct    PCT whose k comes from a StepEstimator made per run by DriverOptions::step_estimator
+//           (the structure-tree estimator). Without one the driver does not pretend: it runs pct
+//           with the pilot k and says so in DetectionReport::scheduler ("dpct-fallback ...").
+// Heuristic (H, Sec. III-C of the paper: a minimal test case has a thread running a single
+// operation in Pc): the concurrent part is cut into rounds separated by barriers. In round r,
+// thread r mod N runs exactly one operation while every other thread runs its next `round_ops`
+// operations; no operation of round r+1 starts before every operation of round r has returned,
+// so every round is a small Pc whose completed predecessors act as its Ps. The scheduler (random,
+// pct or dpct) picks interleavings inside a round; RoundScheduler enforces the barriers.
+//
+// Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
+// seed alone, so results are the same for every `jobs`, and `--seed X --histories 1` reruns
+// history X. Pilot runs use seeds derived from `seed` only.
+//
+// Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
+// counted as such and kept as a failing run; its (partial) history is still checked. A check
+// that hits check_timeout_seconds is counted as unknown, never as linearizable.
+//
+// Thread-safety: run_detection may be called concurrently; it runs `jobs` worker threads of its
+// own, each with its own Executor and schedulers. The progress callback is called under a lock.
+
+#ifndef LINFAULT_DETECT_DRIVER_H_
+#define LINFAULT_DETECT_DRIVER_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detect/saved_run.h"
+#include "dpct/scheduler.h"
+#include "dpct/step_estimator.h"
+#include "targets/registry.h"
+
+namespace linfault::detect {
+
+enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct };
+const char* scheduler_kind_name(SchedulerKind kind);  // "native", "random", "pct", "dpct"
+std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
+
+// Makes a fresh D-PCT step estimator for one run of `target`.
+using StepEstimatorFactory =
+    std::function<std::unique_ptr<dpct::StepEstimator>(const targets::Target& target)>;
+
+struct DriverOptions {
+  std::size_t threads = 2;          // N
+  std::size_t ops_per_thread = 10;  // M
+  std::uint64_t histories = 100;    // S
+  SchedulerKind scheduler = SchedulerKind::kPct;
+  bool heuristic = false;
+  std::size_t round_ops = 3;  // heuristic: operations of the other threads per round
+  unsigned depth = 3;         // PCT's d
+  std::uint64_t steps = 0;    // PCT's k; 0: learnt from pilot runs
+  std::uint64_t pilot_runs = 8;
+  std::uint64_t seed = 1;
+  unsigned jobs = 1;
+  double check_timeout_seconds = 10;    // per history; 0: none
+  std::uint64_t max_steps = 200'000;    // executor's cap before a run counts as a livelock
+  StepEstimatorFactory step_estimator;  // for kDpct; empty: fall back to pct (reported)
+};
+
+// The result of one history.
+struct HistoryResult {
+  std::uint64_t seed = 0;
+  dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
+  Result result = Result::kUnknown;
+  double ms = 0;  // execution + check
+  // Set for failing runs: a violation, an unknown verdict or a non-ok outcome.
+  std::optional<SavedRun> saved;
+};
+
+struct Progress {
+  std::uint64_t done = 0;
+  std::uint64_t total = 0;
+  std::uint64_t violations = 0;
+  double elapsed_seconds = 0;
+};
+using ProgressCallback = std::function<void(const Progress&)>;
+
+struct DetectionReport {
+  std::string target;
+  std::string scheduler;  // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
+  std::uint64_t histories = 0;
+  std::uint64_t violations = 0;
+  std::uint64_t unknown = 0;
+  std::array<std::uint64_t, 4> outcomes{};  // runs per dpct::RunOutcome
+  double avg_ms = 0;                        // per history, execution + check
+  double wall_seconds = 0;
+  std::optional<std::uint64_t> first_failing_seed;  // smallest seed with a violation
+  std::vector<HistoryResult> results;               // by seed; `saved` set for failing runs
+  // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed.
+  std::vector<const SavedRun*> failing_runs() const;
+};
+
+// Throws std::invalid_argument for options that cannot work (0 threads, native with a
+// may_livelock target, heuristic with native, ...), with a one-line message.
+DetectionReport run_detection(const targets::Target& target, const DriverOptions& options,
+                              const ProgressCallback& progress = nullptr);
+
+// A strict replay of a saved controlled run (dpct/replay_scheduler.h) on a fresh instance of
+// `target`, and the check of the history it produces.
+struct ReplayResult {
+  dpct::Run run;  // with the access trace when asked
+  Verdict verdict;
+  bool same_history = false;  // the replayed history is the saved one, event for event
+};
+// Throws dpct::ScheduleDivergence when the run departs from the recorded schedule, and
+// std::invalid_argument for a native run (it has no schedule to replay).
+ReplayResult replay_saved_run(const SavedRun& saved, const targets::Target& target,
+                              bool record_trace, double check_timeout_seconds = 0);
+
+// The heuristic's round barriers (see above) around another scheduler. It follows each thread
+// from the points it reports: a thread waiting at the first access of an operation beyond its
+// allowance for the current round is held back while any other thread can run; when every
+// runnable thread is held, the next round begins. An operation without shared accesses is atomic
+// and cannot be held, so it may run ahead of its round. The recorded Schedule is the inner
+// scheduler's plus "rounds=<round_ops>".
+class RoundScheduler final : public dpct::Scheduler {
+ public:
+  RoundScheduler(std::unique_ptr<dpct::Scheduler> inner, std::size_t round_ops);
+
+  void begin(const dpct::RunInfo& info) override;
+  dpct::ThreadId choose(const dpct::SchedulingPoint& point,
+                        std::span<const dpct::ThreadId> enabled) override;
+  void end(dpct::Schedule& schedule) override;
+  void reseed(std::uint64_t seed) override { inner_->reseed(seed); }
+
+  std::size_t rounds_started() const { return round_ + 1; }
+
+ private:
+  bool held(dpct::ThreadId thread) const;
+  void next_round();
+
+  std::unique_ptr<dpct::Scheduler> inner_;
+  std::size_t round_ops_;
+  std::size_t round_ = 0;
+  std::vector<std::size_t> allowance_;   // operations each thread may have started
+  std::vector<std::size_t> waiting_op_;  // operation whose first access the thread waits at
+  std::vector<bool> at_op_start_;
+  std::vector<dpct::ThreadId> allowed_;
+};
+
+}  // namespace linfault::detect
+
+#endif  // LINFAULT_DETECT_DRIVER_H_

@@ -1,0 +1,218 @@
+#include "detect/driver.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dpct/executor.h"
+#include "dpct/random_scheduler.h"
+#include "dpct/shared.h"
+#include "targets/bind.h"
+
+namespace linfault::detect {
+namespace {
+
+DriverOptions pct_options(std::uint64_t histories, std::size_t ops) {
+  DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = ops;
+  options.histories = histories;
+  options.scheduler = SchedulerKind::kPct;
+  options.seed = 1;
+  options.jobs = 2;
+  options.check_timeout_seconds = 5;
+  return options;
+}
+
+TEST(DriverTest, PctFindsThePopPopBugOfTheBuggyTreiberStack) {
+  const DetectionReport report =
+      run_detection(targets::find("treiber_stack_buggy"), pct_options(60, 6));
+  EXPECT_GT(report.violations, 0u) << report.scheduler;
+  ASSERT_TRUE(report.first_failing_seed.has_value());
+  EXPECT_EQ(report.histories, 60u);
+  const auto failing = report.failing_runs();
+  ASSERT_FALSE(failing.empty());
+  // Every failing run keeps its workload, schedule and history, and its verdict.
+  const SavedRun& first = *failing.front();
+  EXPECT_EQ(first.target, "treiber_stack_buggy");
+  EXPECT_EQ(first.model, "stack");
+  EXPECT_EQ(first.schedule.scheduler, "pct");
+  EXPECT_FALSE(first.schedule.decisions.empty());
+  EXPECT_EQ(first.workload.threads.size(), 2u);
+  EXPECT_EQ(first.history.size(), 12u);
+  EXPECT_NE(report.scheduler.find("pilot"), std::string::npos) << report.scheduler;
+}
+
+TEST(DriverTest, PctFindsTheBugOfTheBuggyLockFreeList) {
+  const DetectionReport report = run_detection(targets::find("lf_list_buggy"), pct_options(80, 8));
+  EXPECT_GT(report.violations, 0u) << report.scheduler;
+}
+
+TEST(DriverTest, NeverReportsAViolationOnCorrectObjects) {
+  for (const char* name : {"treiber_stack", "ms_queue_nocheck"}) {
+    const DetectionReport report = run_detection(targets::find(name), pct_options(250, 5));
+    EXPECT_EQ(report.violations, 0u) << name;
+    EXPECT_EQ(report.unknown, 0u) << name;
+    EXPECT_EQ(report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kOk)], 250u) << name;
+    EXPECT_TRUE(report.failing_runs().empty()) << name;
+    EXPECT_GT(report.avg_ms, 0.0);
+  }
+}
+
+TEST(DriverTest, ResultsDependOnTheSeedOnlyNotOnTheNumberOfJobs) {
+  DriverOptions options = pct_options(40, 6);
+  options.scheduler = SchedulerKind::kRandom;
+  options.jobs = 1;
+  const DetectionReport one = run_detection(targets::find("treiber_stack_buggy"), options);
+  options.jobs = 3;
+  const DetectionReport three = run_detection(targets::find("treiber_stack_buggy"), options);
+  ASSERT_EQ(one.results.size(), three.results.size());
+  for (std::size_t i = 0; i < one.results.size(); ++i) {
+    EXPECT_EQ(one.results[i].seed, options.seed + i);
+    EXPECT_EQ(one.results[i].result, three.results[i].result) << i;
+    ASSERT_EQ(one.results[i].saved.has_value(), three.results[i].saved.has_value()) << i;
+    if (one.results[i].saved) {
+      EXPECT_TRUE(*one.results[i].saved == *three.results[i].saved) << i;
+    }
+  }
+  EXPECT_EQ(one.violations, three.violations);
+  EXPECT_EQ(one.first_failing_seed, three.first_failing_seed);
+}
+
+TEST(DriverTest, DpctWithoutAnEstimatorSaysItFellBackToPct) {
+  DriverOptions options = pct_options(5, 4);
+  options.scheduler = SchedulerKind::kDpct;
+  const DetectionReport report = run_detection(targets::find("treiber_stack"), options);
+  EXPECT_EQ(report.scheduler.rfind("dpct-fallback: pct", 0), 0u) << report.scheduler;
+}
+
+TEST(DriverTest, DpctUsesTheEstimatorItIsGiven) {
+  DriverOptions options = pct_options(30, 6);
+  options.scheduler = SchedulerKind::kDpct;
+  int made = 0;
+  options.jobs = 1;
+  options.step_estimator = [&made](const targets::Target&) {
+    ++made;
+    return std::make_unique<dpct::FixedSteps>(20);
+  };
+  const DetectionReport report = run_detection(targets::find("treiber_stack_buggy"), options);
+  EXPECT_EQ(made, 30);
+  EXPECT_EQ(report.scheduler.rfind("dpct d=3 (k from structure trees", 0), 0u) << report.scheduler;
+  EXPECT_GT(report.violations, 0u);
+}
+
+// The round of operation `index` of thread `thread` under RoundScheduler's allowances.
+std::size_t round_of(std::size_t thread, std::size_t index, std::size_t threads,
+                     std::size_t round_ops) {
+  std::size_t allowed = thread == 0 ? 1 : round_ops;
+  std::size_t round = 0;
+  while (index >= allowed) {
+    ++round;
+    allowed += thread == round % threads ? 1 : round_ops;
+  }
+  return round;
+}
+
+TEST(RoundSchedulerTest, EveryRoundEndsBeforeTheNextBeginsAndOneThreadRunsASingleOperation) {
+  const targets::Target& target = targets::find("ms_queue");
+  constexpr std::size_t kThreads = 3;
+  constexpr std::size_t kRoundOps = 2;
+  dpct::Executor executor;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const dpct::Workload workload = targets::random_workload(
+        target, {.setup = 0, .threads = kThreads, .ops_per_thread = 6, .reveal = 0}, seed);
+    RoundScheduler scheduler(std::make_unique<dpct::RandomScheduler>(seed), kRoundOps);
+    const dpct::Run run = executor.execute(target.factory, workload, scheduler);
+    ASSERT_EQ(run.outcome, dpct::RunOutcome::kOk);
+    EXPECT_EQ(*run.schedule.parameter("rounds"), "2");
+    const history::History& h = run.history;
+    // Operations of each process in invocation order are its calls in order.
+    std::vector<std::size_t> next_index(kThreads, 0);
+    std::vector<std::size_t> round(h.size());
+    std::vector<std::vector<std::size_t>> per_round_thread_ops(64,
+                                                               std::vector<std::size_t>(kThreads));
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const auto thread = static_cast<std::size_t>(h.op(static_cast<history::OpIndex>(i)).process);
+      round[i] = round_of(thread, next_index[thread]++, kThreads, kRoundOps);
+      ++per_round_thread_ops[round[i]][thread];
+    }
+    for (std::size_t a = 0; a < h.size(); ++a) {
+      for (std::size_t b = 0; b < h.size(); ++b) {
+        if (round[a] < round[b]) {
+          EXPECT_LT(h.op(static_cast<history::OpIndex>(a)).return_event,
+                    h.op(static_cast<history::OpIndex>(b)).call_event)
+              << "seed " << seed << ": op " << a << " (round " << round[a] << ") overlaps op " << b
+              << " (round " << round[b] << ")";
+        }
+      }
+    }
+    EXPECT_EQ(per_round_thread_ops[0][0], 1u);
+    EXPECT_EQ(per_round_thread_ops[0][1], kRoundOps);
+    EXPECT_EQ(per_round_thread_ops[1][1], 1u);
+    EXPECT_EQ(per_round_thread_ops[1][0], kRoundOps);
+  }
+}
+
+TEST(DriverTest, HeuristicRunsStillFindTheTreiberBug) {
+  DriverOptions options = pct_options(60, 6);
+  options.heuristic = true;
+  options.round_ops = 2;
+  const DetectionReport report = run_detection(targets::find("treiber_stack_buggy"), options);
+  EXPECT_GT(report.violations, 0u);
+  EXPECT_NE(report.scheduler.find("heuristic"), std::string::npos);
+  for (const SavedRun* run : report.failing_runs()) {
+    EXPECT_TRUE(run->scheduling.heuristic);
+    EXPECT_EQ(*run->schedule.parameter("rounds"), "2");
+  }
+}
+
+// A counter whose increment spins until a flag no thread ever sets: every controlled run of it
+// livelocks, and it must be reported (and kept), not hang the driver.
+class Spinner {
+ public:
+  void wait() {
+    while (!flag_.load()) dpct::spin_hint();
+  }
+  int get() { return static_cast<int>(flag_.load()); }
+
+ private:
+  dpct::Atomic<bool> flag_{false};
+};
+
+TEST(DriverTest, LivelocksAreCountedAndKeptNotHung) {
+  targets::Target target;
+  target.name = "spinner";
+  target.model = "counter";
+  target.may_livelock = true;
+  target.operations = {{"inc", targets::no_arguments(), "inc()"}};
+  target.factory = targets::Binding<Spinner>().method("inc", &Spinner::wait).factory();
+  DriverOptions options = pct_options(3, 2);
+  options.max_steps = 2'000;
+  const DetectionReport report = run_detection(target, options);
+  EXPECT_EQ(report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kLivelock)], 3u);
+  ASSERT_EQ(report.failing_runs().size(), 3u);
+  EXPECT_EQ(report.failing_runs()[0]->outcome, dpct::RunOutcome::kLivelock);
+  EXPECT_EQ(report.violations, 0u);  // pending increments may take effect or not
+
+  options.scheduler = SchedulerKind::kNative;
+  EXPECT_THROW(run_detection(target, options), std::invalid_argument);
+}
+
+TEST(DriverTest, RejectsOptionsThatCannotWork) {
+  const targets::Target& target = targets::find("treiber_stack");
+  DriverOptions options = pct_options(1, 1);
+  options.threads = 0;
+  EXPECT_THROW(run_detection(target, options), std::invalid_argument);
+  options = pct_options(1, 1);
+  options.scheduler = SchedulerKind::kNative;
+  options.heuristic = true;
+  EXPECT_THROW(run_detection(target, options), std::invalid_argument);
+  EXPECT_EQ(parse_scheduler_kind("dpct"), SchedulerKind::kDpct);
+  EXPECT_FALSE(parse_scheduler_kind("fast").has_value());
+}
+
+}  // namespace
+}  // namespace linfault::detect

@@ -1,0 +1,230 @@
+#include "detect/saved_run.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "history/formats.h"
+#include "history/json_format.h"
+
+namespace linfault::detect {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKind = "saved-run";
+constexpr int kVersion = 1;
+
+json calls_to_json(const std::vector<history::Call>& calls) {
+  json out = json::array();
+  for (const history::Call& call : calls) {
+    json args = json::array();
+    for (const history::Value& arg : call.args) args.push_back(history::value_to_json(arg));
+    out.push_back({{"method", call.method}, {"args", args}});
+  }
+  return out;
+}
+
+// Reads documents with a path of field names for error messages ("workload.threads[1][0]").
+class Reader {
+ public:
+  explicit Reader(const std::string& origin) : origin_(origin) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
+    throw history::InputError(origin_, 0, "saved run: " + where + ": " + problem);
+  }
+
+  const json& field(const json& object, const char* name, const std::string& where) const {
+    if (!object.is_object()) fail(where, "expected an object");
+    auto it = object.find(name);
+    if (it == object.end()) fail(where, std::string("missing field \"") + name + "\"");
+    return *it;
+  }
+
+  std::string string(const json& object, const char* name, const std::string& where) const {
+    const json& value = field(object, name, where);
+    if (!value.is_string()) fail(where + "." + name, "expected a string");
+    return value.get<std::string>();
+  }
+
+  std::uint64_t unsigned_number(const json& object, const char* name,
+                                const std::string& where) const {
+    const json& value = field(object, name, where);
+    const bool negative =
+        value.is_number_integer() && !value.is_number_unsigned() && value.get<std::int64_t>() < 0;
+    if (!value.is_number_integer() || negative) {
+      fail(where + "." + name, "expected a non-negative integer");
+    }
+    return value.get<std::uint64_t>();
+  }
+
+  std::vector<history::Call> calls(const json& list, const std::string& where) const {
+    if (!list.is_array()) fail(where, "expected an array of calls");
+    std::vector<history::Call> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      history::Call call;
+      call.method = string(list[i], "method", at);
+      const json& args = field(list[i], "args", at);
+      if (!args.is_array()) fail(at + ".args", "expected an array");
+      for (const json& arg : args) {
+        try {
+          call.args.push_back(history::value_from_json(arg));
+        } catch (const std::invalid_argument& e) {
+          fail(at + ".args", e.what());
+        }
+      }
+      out.push_back(std::move(call));
+    }
+    return out;
+  }
+
+ private:
+  const std::string& origin_;
+};
+
+Result parse_result(const Reader& reader, const std::string& name) {
+  for (Result r : {Result::kLinearizable, Result::kViolation, Result::kUnknown}) {
+    if (name == result_name(r)) return r;
+  }
+  reader.fail("verdict.result", "unknown result \"" + name + "\"");
+}
+
+dpct::RunOutcome parse_outcome(const Reader& reader, const std::string& name) {
+  for (dpct::RunOutcome o : {dpct::RunOutcome::kOk, dpct::RunOutcome::kDeadlock,
+                             dpct::RunOutcome::kLivelock, dpct::RunOutcome::kCrash}) {
+    if (name == dpct::run_outcome_name(o)) return o;
+  }
+  reader.fail("outcome", "unknown outcome \"" + name + "\"");
+}
+
+bool same_workload(const dpct::Workload& a, const dpct::Workload& b) {
+  return a.setup == b.setup && a.threads == b.threads && a.reveal == b.reveal;
+}
+
+}  // namespace
+
+SavedVerdict summarize(const Verdict& verdict) {
+  SavedVerdict out;
+  out.result = verdict.result;
+  if (verdict.result == Result::kViolation) {
+    out.prefix_events = verdict.prefix_events;
+    out.culprit = verdict.culprit;
+  }
+  out.reason = verdict.reason;
+  return out;
+}
+
+bool operator==(const SavedRun& a, const SavedRun& b) {
+  return a.target == b.target && a.model == b.model && a.seed == b.seed &&
+         a.scheduling == b.scheduling && same_workload(a.workload, b.workload) &&
+         a.schedule == b.schedule && a.outcome == b.outcome && a.message == b.message &&
+         a.verdict == b.verdict && a.history == b.history;
+}
+
+nlohmann::json saved_run_to_json(const SavedRun& run) {
+  json threads = json::array();
+  for (const auto& thread : run.workload.threads) threads.push_back(calls_to_json(thread));
+  json verdict = {{"result", result_name(run.verdict.result)}, {"reason", run.verdict.reason}};
+  if (run.verdict.result == Result::kViolation) {
+    verdict["prefix_events"] = run.verdict.prefix_events;
+    verdict["culprit"] = run.verdict.culprit;
+  }
+  return {{"linfault", kKind},
+          {"version", kVersion},
+          {"target", run.target},
+          {"model", run.model},
+          {"seed", run.seed},
+          {"scheduler",
+           {{"kind", run.scheduling.kind},
+            {"heuristic", run.scheduling.heuristic},
+            {"round_ops", run.scheduling.round_ops},
+            {"depth", run.scheduling.depth},
+            {"k", run.scheduling.k},
+            {"max_steps", run.scheduling.max_steps},
+            {"description", run.scheduling.description}}},
+          {"workload",
+           {{"setup", calls_to_json(run.workload.setup)},
+            {"threads", threads},
+            {"reveal", calls_to_json(run.workload.reveal)}}},
+          {"schedule", run.schedule.to_text()},
+          {"outcome", dpct::run_outcome_name(run.outcome)},
+          {"message", run.message},
+          {"verdict", verdict},
+          {"history", history::history_to_json(run.history, run.model)}};
+}
+
+SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origin) {
+  const Reader reader(origin);
+  if (!doc.is_object() || doc.value("linfault", "") != kKind) {
+    reader.fail("document", "not a saved run (expected \"linfault\": \"saved-run\")");
+  }
+  if (reader.unsigned_number(doc, "version", "document") != kVersion) {
+    reader.fail("version", "unsupported version (this linfault reads version 1)");
+  }
+  SavedRun run;
+  run.target = reader.string(doc, "target", "document");
+  run.model = reader.string(doc, "model", "document");
+  run.seed = reader.unsigned_number(doc, "seed", "document");
+
+  const json& scheduler = reader.field(doc, "scheduler", "document");
+  run.scheduling.kind = reader.string(scheduler, "kind", "scheduler");
+  const json& heuristic = reader.field(scheduler, "heuristic", "scheduler");
+  if (!heuristic.is_boolean()) reader.fail("scheduler.heuristic", "expected true or false");
+  run.scheduling.heuristic = heuristic.get<bool>();
+  run.scheduling.round_ops = reader.unsigned_number(scheduler, "round_ops", "scheduler");
+  run.scheduling.depth =
+      static_cast<unsigned>(reader.unsigned_number(scheduler, "depth", "scheduler"));
+  run.scheduling.k = reader.unsigned_number(scheduler, "k", "scheduler");
+  run.scheduling.max_steps = reader.unsigned_number(scheduler, "max_steps", "scheduler");
+  run.scheduling.description = reader.string(scheduler, "description", "scheduler");
+
+  const json& workload = reader.field(doc, "workload", "document");
+  run.workload.setup = reader.calls(reader.field(workload, "setup", "workload"), "workload.setup");
+  const json& threads = reader.field(workload, "threads", "workload");
+  if (!threads.is_array()) reader.fail("workload.threads", "expected an array of call lists");
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    run.workload.threads.push_back(
+        reader.calls(threads[i], "workload.threads[" + std::to_string(i) + "]"));
+  }
+  run.workload.reveal =
+      reader.calls(reader.field(workload, "reveal", "workload"), "workload.reveal");
+
+  try {
+    run.schedule = dpct::Schedule::from_text(reader.string(doc, "schedule", "document"));
+  } catch (const dpct::ScheduleFormatError& e) {
+    reader.fail("schedule", e.what());
+  }
+  run.outcome = parse_outcome(reader, reader.string(doc, "outcome", "document"));
+  run.message = reader.string(doc, "message", "document");
+
+  const json& verdict = reader.field(doc, "verdict", "document");
+  run.verdict.result = parse_result(reader, reader.string(verdict, "result", "verdict"));
+  run.verdict.reason = reader.string(verdict, "reason", "verdict");
+  if (run.verdict.result == Result::kViolation) {
+    run.verdict.prefix_events = reader.unsigned_number(verdict, "prefix_events", "verdict");
+    run.verdict.culprit =
+        static_cast<history::OpIndex>(reader.unsigned_number(verdict, "culprit", "verdict"));
+  }
+  run.history = history::history_from_json(reader.field(doc, "history", "document"), origin);
+  return run;
+}
+
+void write_saved_run(const SavedRun& run, const std::string& path) {
+  std::ofstream out(path);
+  out << saved_run_to_json(run).dump(1) << "\n";
+  out.close();
+  if (!out) throw std::runtime_error(path + ": cannot write the saved run");
+}
+
+SavedRun read_saved_run(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw history::OpenError(path, 0, "cannot open the saved run");
+  std::stringstream text;
+  text << in.rdbuf();
+  const json doc = history::parse_json_text(text.str(), path, nullptr);
+  return saved_run_from_json(doc, path);
+}
+
+}  // namespace linfault::detect

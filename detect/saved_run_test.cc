@@ -1,0 +1,105 @@
+#include "detect/saved_run.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "detect/driver.h"
+#include "dpct/replay_scheduler.h"
+#include "history/formats.h"
+#include "history/json_format.h"
+
+namespace linfault::detect {
+namespace {
+
+// The first failing run pct finds on the buggy Treiber stack.
+SavedRun treiber_failure() {
+  DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 6;
+  options.histories = 60;
+  options.jobs = 2;
+  const DetectionReport report = run_detection(targets::find("treiber_stack_buggy"), options);
+  const auto failing = report.failing_runs();
+  if (failing.empty()) throw std::runtime_error("no failing run found");
+  return *failing.front();
+}
+
+TEST(SavedRunTest, RoundTripsThroughJson) {
+  const SavedRun run = treiber_failure();
+  EXPECT_EQ(run.verdict.result, Result::kViolation);
+  const nlohmann::json doc = saved_run_to_json(run);
+  EXPECT_EQ(doc["linfault"], "saved-run");
+  EXPECT_EQ(doc["verdict"]["result"], "violation");
+  const SavedRun back = saved_run_from_json(nlohmann::json::parse(doc.dump()), "run.json");
+  EXPECT_TRUE(back == run);
+  EXPECT_EQ(saved_run_to_json(back), doc);
+}
+
+TEST(SavedRunTest, ReplayReproducesTheSameHistoryByteForByteAndTheViolation) {
+  const SavedRun run = treiber_failure();
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("linfault_saved_run_" + std::to_string(::getpid()) + ".json");
+  write_saved_run(run, path);
+  const SavedRun loaded = read_saved_run(path);
+  std::filesystem::remove(path);
+
+  const targets::Target& target = targets::find(loaded.target);
+  const ReplayResult replay = replay_saved_run(loaded, target, /*record_trace=*/true);
+  EXPECT_TRUE(replay.same_history);
+  EXPECT_EQ(history::history_to_json_text(replay.run.history, loaded.model),
+            history::history_to_json_text(run.history, run.model));
+  EXPECT_EQ(replay.verdict.result, Result::kViolation);
+  EXPECT_EQ(replay.verdict.prefix_events, run.verdict.prefix_events);
+  EXPECT_TRUE(replay.run.schedule == run.schedule);
+  EXPECT_FALSE(replay.run.trace.empty());
+}
+
+TEST(SavedRunTest, ReplayDetectsDivergence) {
+  SavedRun run = treiber_failure();
+  // Another workload under the same decisions: the recorded points no longer match.
+  std::swap(run.workload.threads[0], run.workload.threads[1]);
+  run.workload.threads[0].insert(run.workload.threads[0].begin(), history::Call{"pop", {}});
+  EXPECT_THROW(replay_saved_run(run, targets::find(run.target), false), dpct::ScheduleDivergence);
+}
+
+TEST(SavedRunTest, NativeRunsCannotBeReplayed) {
+  SavedRun run = treiber_failure();
+  run.scheduling.kind = "native";
+  EXPECT_THROW(replay_saved_run(run, targets::find(run.target), false), std::invalid_argument);
+}
+
+TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
+  const SavedRun run = treiber_failure();
+  nlohmann::json doc = saved_run_to_json(run);
+  auto expect_error = [](const nlohmann::json& bad, const std::string& fragment) {
+    try {
+      saved_run_from_json(bad, "bad.json");
+      ADD_FAILURE() << "accepted: " << fragment;
+    } catch (const history::InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("bad.json", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_error(nlohmann::json::array(), "not a saved run");
+  nlohmann::json no_target = doc;
+  no_target.erase("target");
+  expect_error(no_target, "\"target\"");
+  nlohmann::json bad_schedule = doc;
+  bad_schedule["schedule"] = "pct | x";
+  expect_error(bad_schedule, "schedule");
+  nlohmann::json bad_call = doc;
+  bad_call["workload"]["threads"][1][0]["args"] = 3;
+  expect_error(bad_call, "workload.threads[1][0].args");
+  nlohmann::json bad_outcome = doc;
+  bad_outcome["outcome"] = "exploded";
+  expect_error(bad_outcome, "exploded");
+
+  EXPECT_THROW(read_saved_run("/nonexistent/run.json"), history::OpenError);
+}
+
+}  // namespace
+}  // namespace linfault::detect

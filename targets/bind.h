@@ -1,0 +1,258 @@
+// Binding: turns a user's C++ class into a dpct::ObjectUnderTest in a few lines -- the one header
+// a user includes to make their own object a target (docs/adding-a-target.md).
+//
+//   auto factory = targets::Binding<MyStack>()
+//                      .method("push", &MyStack::push)
+//                      .method("pop", &MyStack::pop)
+//                      .factory();
+//
+// Each bound method is called with the history::Value arguments of a history::Call, converted to
+// the method's parameter types, and its result is converted back:
+//   parameters: integral types (from int), bool (from bool), std::string (from string),
+//               history::Value (as is);
+//   results:    void -> nil, bool, integral -> int, std::string, history::Value,
+//               std::optional<T> -> nil when empty, else T,
+//               std::pair<A, B> and std::vector<T> -> a list.
+// Methods may also be bound as callables taking `T&` first (for overloads or adapters).
+// Errors are std::invalid_argument with a one-line message: an unknown method (listing the
+// bound ones), a wrong argument count, an argument of the wrong kind or out of range.
+//
+// Thread-safety: a Binding is configured by one thread. factory() returns a copyable factory
+// that may be called from any thread; each object it makes is used by the threads of one run,
+// which may call invoke() concurrently (the bound object must be concurrent itself: that is what
+// is being tested). The method table is immutable once the factory exists.
+
+#ifndef LINFAULT_TARGETS_BIND_H_
+#define LINFAULT_TARGETS_BIND_H_
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dpct/workload.h"
+#include "history/history.h"
+#include "history/value.h"
+
+namespace linfault::targets {
+
+namespace bind_detail {
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+
+template <class R>
+history::Value to_value(R&& result) {
+  using T = std::remove_cvref_t<R>;
+  if constexpr (std::is_same_v<T, history::Value>) {
+    return std::forward<R>(result);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return history::Value(result);
+  } else if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
+      if (result > static_cast<T>(std::numeric_limits<std::int64_t>::max())) {
+        throw std::invalid_argument("result " + std::to_string(result) +
+                                    " does not fit a 64-bit signed integer");
+      }
+    }
+    return history::Value(static_cast<std::int64_t>(result));
+  } else if constexpr (std::is_convertible_v<T, std::string>) {
+    return history::Value(std::string(std::forward<R>(result)));
+  } else if constexpr (is_optional<T>::value) {
+    if (!result.has_value()) return history::Value();
+    return to_value(*std::forward<R>(result));
+  } else if constexpr (is_pair<T>::value) {
+    return history::Value(history::Value::List{to_value(result.first), to_value(result.second)});
+  } else if constexpr (is_vector<T>::value) {
+    history::Value::List list;
+    list.reserve(result.size());
+    for (const auto& element : result) list.push_back(to_value(element));
+    return history::Value(std::move(list));
+  } else {
+    static_assert(sizeof(T) == 0,
+                  "targets::Binding: unsupported result type (use void, bool, an integer, "
+                  "std::string, history::Value, or optional/pair/vector of those)");
+  }
+}
+
+[[noreturn]] inline void argument_error(const std::string& method, std::size_t index,
+                                        const std::string& problem) {
+  throw std::invalid_argument(method + ": argument " + std::to_string(index + 1) + " " + problem);
+}
+
+template <class P>
+P from_value(const history::Value& value, const std::string& method, std::size_t index) {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (std::is_same_v<T, history::Value>) {
+    return value;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!value.is_bool()) argument_error(method, index, "must be a bool, got " + value.to_string());
+    return value.as_bool();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!value.is_int()) {
+      argument_error(method, index, "must be an integer, got " + value.to_string());
+    }
+    const std::int64_t v = value.as_int();
+    if (!std::in_range<T>(v)) argument_error(method, index, std::to_string(v) + " is out of range");
+    return static_cast<T>(v);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!value.is_string()) {
+      argument_error(method, index, "must be a string, got " + value.to_string());
+    }
+    return value.as_string();
+  } else {
+    static_assert(sizeof(T) == 0,
+                  "targets::Binding: unsupported parameter type (use bool, an integer, "
+                  "std::string or history::Value)");
+  }
+}
+
+// Calls `fn(object, args...)` with the converted arguments and converts the result.
+template <class Object, class... Params, class Fn>
+history::Value call_converted(const Fn& fn, Object& object, const std::string& method,
+                              const std::vector<history::Value>& args) {
+  if (args.size() != sizeof...(Params)) {
+    throw std::invalid_argument(method + " takes " + std::to_string(sizeof...(Params)) +
+                                " argument(s), got " + std::to_string(args.size()));
+  }
+  return [&]<std::size_t... I>(std::index_sequence<I...>)->history::Value {
+    using Result = std::invoke_result_t<const Fn&, Object&, Params...>;
+    if constexpr (std::is_void_v<Result>) {
+      std::invoke(fn, object, from_value<Params>(args[I], method, I)...);
+      return history::Value();
+    } else {
+      return to_value(std::invoke(fn, object, from_value<Params>(args[I], method, I)...));
+    }
+  }
+  (std::index_sequence_for<Params...>{});
+}
+
+// The parameter list of a callable taking (Object&, Params...).
+template <class F>
+struct callable_params : callable_params<decltype(&F::operator())> {};
+template <class C, class R, class Self, class... P>
+struct callable_params<R (C::*)(Self, P...) const> {
+  using type = std::tuple<P...>;
+};
+template <class C, class R, class Self, class... P>
+struct callable_params<R (C::*)(Self, P...)> {
+  using type = std::tuple<P...>;
+};
+template <class R, class Self, class... P>
+struct callable_params<R (*)(Self, P...)> {
+  using type = std::tuple<P...>;
+};
+
+}  // namespace bind_detail
+
+template <class T>
+class Binding {
+ public:
+  using Invoker = std::function<history::Value(T&, const std::vector<history::Value>&)>;
+  using Maker = std::function<std::unique_ptr<T>()>;
+
+  // Objects are default-constructed.
+  Binding() requires std::default_initializable<T> : make_([] { return std::make_unique<T>(); }) {}
+  // Objects are made by `make` (for constructor arguments).
+  explicit Binding(Maker make) : make_(std::move(make)) {}
+
+  // Binds a member function.
+  template <class R, class C, class... P>
+  requires std::derived_from<T, C> Binding& method(std::string name, R (C::*fn)(P...)) {
+    return add<P...>(std::move(name), fn);
+  }
+  template <class R, class C, class... P>
+  requires std::derived_from<T, C> Binding& method(std::string name, R (C::*fn)(P...) const) {
+    return add<P...>(std::move(name), fn);
+  }
+  // Binds a callable taking `T&` and then the call's arguments.
+  template <class F>
+  requires(!std::is_member_function_pointer_v<F>) Binding& method(std::string name, F fn) {
+    return apply_params(std::move(name), std::move(fn),
+                        typename bind_detail::callable_params<F>::type{});
+  }
+
+  std::vector<std::string> method_names() const {
+    std::vector<std::string> names;
+    for (const auto& entry : methods_) names.push_back(entry.name);
+    return names;
+  }
+
+  dpct::ObjectFactory factory() const {
+    if (!make_) throw std::invalid_argument("Binding has no way to construct the object");
+    auto table = std::make_shared<const std::vector<Entry>>(methods_);
+    Maker make = make_;
+    return [table, make]() -> std::unique_ptr<dpct::ObjectUnderTest> {
+      return std::make_unique<Bound>(make(), table);
+    };
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    Invoker invoke;
+  };
+
+  class Bound : public dpct::ObjectUnderTest {
+   public:
+    Bound(std::unique_ptr<T> object, std::shared_ptr<const std::vector<Entry>> table)
+        : object_(std::move(object)), table_(std::move(table)) {}
+
+    history::Value invoke(const history::Call& call) override {
+      for (const Entry& entry : *table_) {
+        if (entry.name == call.method) return entry.invoke(*object_, call.args);
+      }
+      std::string known;
+      for (const Entry& entry : *table_) known += (known.empty() ? "" : ", ") + entry.name;
+      throw std::invalid_argument("object has no method '" + call.method + "' (methods: " + known +
+                                  ")");
+    }
+
+   private:
+    std::unique_ptr<T> object_;
+    std::shared_ptr<const std::vector<Entry>> table_;
+  };
+
+  template <class F, class... P>
+  Binding& apply_params(std::string name, F fn, std::tuple<P...>) {
+    return add<P...>(std::move(name), std::move(fn));
+  }
+
+  template <class... P, class Fn>
+  Binding& add(std::string name, Fn fn) {
+    for (const Entry& entry : methods_) {
+      if (entry.name == name) throw std::invalid_argument("method '" + name + "' bound twice");
+    }
+    Invoker invoke = [fn, name](T& object, const std::vector<history::Value>& args) {
+      return bind_detail::call_converted<T, P...>(fn, object, name, args);
+    };
+    methods_.push_back({std::move(name), std::move(invoke)});
+    return *this;
+  }
+
+  Maker make_;
+  std::vector<Entry> methods_;
+};
+
+}  // namespace linfault::targets
+
+#endif  // LINFAULT_TARGETS_BIND_H_

@@ -1,0 +1,110 @@
+#include "targets/bind.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace linfault::targets {
+namespace {
+
+using history::Call;
+using history::Value;
+using ::testing::HasSubstr;
+
+class Toy {
+ public:
+  explicit Toy(int start = 0) : counter_(start) {}
+  void set(std::int64_t v) { counter_ = static_cast<int>(v); }
+  int get() const { return counter_; }
+  bool flip(bool b) { return !b; }
+  std::optional<std::int64_t> maybe(std::int64_t v) {
+    if (v < 0) return std::nullopt;
+    return v;
+  }
+  std::pair<std::int64_t, bool> pair(std::int64_t v) { return {v, v % 2 == 0}; }
+  std::vector<std::int64_t> range(std::uint8_t n) {
+    std::vector<std::int64_t> out;
+    for (std::uint8_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::string name(const std::string& s) { return "toy:" + s; }
+
+ private:
+  int counter_;
+};
+
+dpct::ObjectFactory toy_factory() {
+  return Binding<Toy>()
+      .method("set", &Toy::set)
+      .method("get", &Toy::get)
+      .method("flip", &Toy::flip)
+      .method("maybe", &Toy::maybe)
+      .method("pair", &Toy::pair)
+      .method("range", &Toy::range)
+      .method("name", &Toy::name)
+      .method("add_twice", [](Toy& toy, std::int64_t v) { toy.set(toy.get() + 2 * v); })
+      .factory();
+}
+
+TEST(BindingTest, ConvertsArgumentsAndResults) {
+  auto object = toy_factory()();
+  EXPECT_EQ(object->invoke(Call{"set", {Value(7)}}), Value());
+  EXPECT_EQ(object->invoke(Call{"get", {}}), Value(7));
+  EXPECT_EQ(object->invoke(Call{"flip", {Value(true)}}), Value(false));
+  EXPECT_EQ(object->invoke(Call{"maybe", {Value(-1)}}), Value());
+  EXPECT_EQ(object->invoke(Call{"maybe", {Value(3)}}), Value(3));
+  EXPECT_EQ(object->invoke(Call{"pair", {Value(4)}}), Value(Value::List{Value(4), Value(true)}));
+  EXPECT_EQ(object->invoke(Call{"range", {Value(3)}}),
+            Value(Value::List{Value(0), Value(1), Value(2)}));
+  EXPECT_EQ(object->invoke(Call{"name", {Value("x")}}), Value("toy:x"));
+  object->invoke(Call{"add_twice", {Value(5)}});
+  EXPECT_EQ(object->invoke(Call{"get", {}}), Value(17));
+}
+
+TEST(BindingTest, EachFactoryCallMakesAFreshObject) {
+  auto factory = toy_factory();
+  auto first = factory();
+  first->invoke(Call{"set", {Value(3)}});
+  EXPECT_EQ(factory()->invoke(Call{"get", {}}), Value(0));
+}
+
+TEST(BindingTest, CustomConstruction) {
+  auto factory =
+      Binding<Toy>([] { return std::make_unique<Toy>(41); }).method("get", &Toy::get).factory();
+  EXPECT_EQ(factory()->invoke(Call{"get", {}}), Value(41));
+}
+
+std::string error_of(const Call& call) {
+  auto object = toy_factory()();
+  try {
+    object->invoke(call);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(BindingTest, ReportsBadCallsClearly) {
+  EXPECT_THAT(error_of(Call{"push", {}}),
+              HasSubstr("object has no method 'push' (methods: set, get, flip"));
+  EXPECT_EQ(error_of(Call{"set", {}}), "set takes 1 argument(s), got 0");
+  EXPECT_EQ(error_of(Call{"set", {Value(true)}}), "set: argument 1 must be an integer, got true");
+  EXPECT_EQ(error_of(Call{"flip", {Value(1)}}), "flip: argument 1 must be a bool, got 1");
+  EXPECT_EQ(error_of(Call{"range", {Value(300)}}), "range: argument 1 300 is out of range");
+  EXPECT_EQ(error_of(Call{"name", {Value()}}), "name: argument 1 must be a string, got nil");
+}
+
+TEST(BindingTest, RejectsDuplicateMethodNames) {
+  Binding<Toy> binding;
+  binding.method("get", &Toy::get);
+  EXPECT_THROW(binding.method("get", &Toy::get), std::invalid_argument);
+  EXPECT_EQ(binding.method_names(), std::vector<std::string>{"get"});
+}
+
+}  // namespace
+}  // namespace linfault::targets

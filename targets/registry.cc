@@ -1,0 +1,472 @@
+#include "targets/registry.h"
+
+#include <memory>
+
+#include "targets/bind.h"
+#include "targets/lists.h"
+#include "targets/queues.h"
+#include "targets/snapshots.h"
+#include "targets/snark_deque.h"
+#include "targets/stacks.h"
+
+namespace linfault::targets {
+namespace {
+
+using history::Call;
+using history::Value;
+
+constexpr std::int64_t kMaxKey = 4;        // set keys 0..4: collisions and adjacent keys are common
+constexpr std::int64_t kMaxCellValue = 2;  // snapshot values 0..2: repeated values allow ABA
+
+Call call(std::string method, std::vector<Value> args = {}) {
+  return Call{std::move(method), std::move(args)};
+}
+
+std::vector<Call> repeat(const Call& c, std::size_t n) { return std::vector<Call>(n, c); }
+
+std::vector<OperationSpec> set_operations(bool with_size) {
+  const std::string range = "(key 0.." + std::to_string(kMaxKey) + ") -> bool";
+  std::vector<OperationSpec> ops = {
+      {"add", key_in(0, kMaxKey), "add" + range},
+      {"remove", key_in(0, kMaxKey), "remove" + range},
+      {"contains", key_in(0, kMaxKey), "contains" + range},
+  };
+  if (with_size) ops.push_back({"size", no_arguments(), "size() -> int"});
+  return ops;
+}
+
+std::vector<OperationSpec> collection_operations(const std::string& insert,
+                                                 const std::string& extract) {
+  return {{insert, unique_value(), insert + "(unique value)"},
+          {extract, no_arguments(), extract + "() -> value | nil"}};
+}
+
+template <class T>
+dpct::ObjectFactory set_factory(std::function<std::unique_ptr<T>()> make) {
+  return Binding<T>(std::move(make))
+      .method("add", &T::add)
+      .method("remove", &T::remove)
+      .method("contains", &T::contains)
+      .factory();
+}
+
+std::vector<KnownScenario> remove_remove_scenario() {
+  return {{"Ps = add(3); remove(3) || remove(3): both removes return true",
+           1,
+           {{call("add", {3})}, {{call("remove", {3})}, {call("remove", {3})}}, {}}}};
+}
+
+std::vector<Target> build() {
+  std::vector<Target> targets;
+
+  targets.push_back({
+      .name = "lf_list_buggy",
+      .model = "set",
+      .description = "Harris-Michael lock-free list whose remove marks with attemptMark "
+                     "(book errata): two removes of one key both succeed",
+      .paper_name = "LFList",
+      .bug_expected = true,
+      .operations = set_operations(false),
+      .factory = set_factory<LockFreeList>(
+          [] { return std::make_unique<LockFreeList>(LockFreeList::Mark::kBookErrata); }),
+      .known_scenarios = remove_remove_scenario(),
+  });
+  targets.push_back({
+      .name = "lf_list",
+      .model = "set",
+      .description = "Harris-Michael lock-free list with a real CAS to mark (control)",
+      .paper_name = "LFList (fixed)",
+      .operations = set_operations(false),
+      .factory = set_factory<LockFreeList>(
+          [] { return std::make_unique<LockFreeList>(LockFreeList::Mark::kCorrect); }),
+      .known_scenarios = {},
+  });
+  targets.push_back({
+      .name = "simple_list_buggy",
+      .model = "set",
+      .description = "coarse list whose add traverses without the lock and links without "
+                     "validating its window",
+      .paper_name = "CGList / SimpleList",
+      .bug_expected = true,
+      .operations = set_operations(false),
+      .factory = set_factory<SimpleList>([] { return std::make_unique<SimpleList>(); }),
+      .known_scenarios =
+          {{"Ps = add(3); add(5) || add(5): both adds return true",
+            1,
+            {{call("add", {3})}, {{call("add", {5})}, {call("add", {5})}}, {}}},
+           {"Ps = add(7), add(10); add(8) || add(9) drops 8; Pr = contains(8) -> false",
+            2,
+            {{call("add", {7}), call("add", {10})},
+             {{call("add", {8})}, {call("add", {9})}},
+             {call("contains", {8})}}}},
+  });
+  targets.push_back({
+      .name = "unsafe_size_list",
+      .model = "set",
+      .description = "coarse-grained list whose size() counts nodes without the lock",
+      .paper_name = "CGList (add;remove;size) / SimpleList (Size)",
+      .bug_expected = true,
+      .operations = set_operations(true),
+      .factory = Binding<UnsafeSizeList>()
+                     .method("add", &UnsafeSizeList::add)
+                     .method("remove", &UnsafeSizeList::remove)
+                     .method("contains", &UnsafeSizeList::contains)
+                     .method("size", &UnsafeSizeList::size)
+                     .factory(),
+      .known_scenarios = {{"Ps = add(1), add(5); size() || [add(0); remove(5)]: size returns 1",
+                           1,
+                           {{call("add", {1}), call("add", {5})},
+                            {{call("size")}, {call("add", {0}), call("remove", {5})}},
+                            {}}}},
+  });
+  targets.push_back({
+      .name = "bu_list1",
+      .model = "set",
+      .description = "LFList with attemptMark and a find that never snips: double removes, "
+                     "stranded marked nodes, livelocked adds",
+      .paper_name = "BUList1",
+      .bug_expected = true,
+      .may_livelock = true,
+      .operations = set_operations(false),
+      .factory = set_factory<BugUnknownList1>([] { return std::make_unique<BugUnknownList1>(); }),
+      .known_scenarios =
+          {remove_remove_scenario()[0],
+           {"Ps = add(3), add(5); remove(5) || remove(3) strands 5; Pr = add(5) -> false",
+            2,
+            {{call("add", {3}), call("add", {5})},
+             {{call("remove", {5})}, {call("remove", {3})}},
+             {call("add", {5})}}}},
+  });
+  targets.push_back({
+      .name = "bu_list2",
+      .model = "set",
+      .description = "list with unsynchronized locate and an unvalidated update under the lock "
+                     "(intended remove pred.next = curr.next)",
+      .paper_name = "BUList2",
+      .bug_expected = true,
+      .operations = set_operations(false),
+      .factory = set_factory<OptimisticUnlockedList>([] {
+        return std::make_unique<OptimisticUnlockedList>(OptimisticUnlockedList::Validation::kNone);
+      }),
+      .known_scenarios =
+          {{"Ps = add(3); add(5) || add(5): both adds return true",
+            1,
+            {{call("add", {3})}, {{call("add", {5})}, {call("add", {5})}}, {}}},
+           {"Ps = add(7), add(10); add(8) || add(9) drops 8; Pr = contains(8) -> false",
+            2,
+            {{call("add", {7}), call("add", {10})},
+             {{call("add", {8})}, {call("add", {9})}},
+             {call("contains", {8})}}}},
+  });
+  targets.push_back({
+      .name = "bu_list3",
+      .model = "set",
+      .description = "BUList2 with validation that returns false instead of retrying "
+                     "(intended remove pred.next = curr.next)",
+      .paper_name = "BUList3",
+      .bug_expected = true,
+      .operations = set_operations(false),
+      .factory = set_factory<OptimisticUnlockedList>([] {
+        return std::make_unique<OptimisticUnlockedList>(
+            OptimisticUnlockedList::Validation::kReturnFalse);
+      }),
+      .known_scenarios =
+          {{"Ps = add(3); add(5) || add(7): add(7) returns false",
+            1,
+            {{call("add", {3})}, {{call("add", {5})}, {call("add", {7})}}, {}}},
+           {"Ps = add(3); add(5) || remove(3) links 5 after a removed node; Pr = contains(5)",
+            2,
+            {{call("add", {3})},
+             {{call("add", {5})}, {call("remove", {3})}},
+             {call("contains", {5})}}}},
+  });
+  targets.push_back({
+      .name = "bu_list4",
+      .model = "set",
+      .description = "lazy-list variant whose remove marks and reads the successor outside the "
+                     "lock: a concurrent insert is lost",
+      .paper_name = "BUList4 (prototype only)",
+      .bug_expected = true,
+      .may_livelock = true,
+      .operations = set_operations(false),
+      .factory = set_factory<BugUnknownList4>([] { return std::make_unique<BugUnknownList4>(); }),
+      .known_scenarios =
+          {{"Ps = add(3); add(5) || remove(3) loses 5; Pr = add(5) -> true",
+            2,
+            {{call("add", {3})}, {{call("add", {5})}, {call("remove", {3})}}, {call("add", {5})}}}},
+  });
+
+  auto optimistic_queue = [](OptimisticQueue::Poll poll) {
+    return Binding<OptimisticQueue>([poll] { return std::make_unique<OptimisticQueue>(poll); })
+        .method("offer", &OptimisticQueue::offer)
+        .method("poll", &OptimisticQueue::poll)
+        .factory();
+  };
+  targets.push_back({
+      .name = "optimistic_queue_buggy",
+      .model = "queue",
+      .description = "Ladan-Mozes & Shavit optimistic queue whose poll returns head.item read "
+                     "after its CAS",
+      .paper_name = "OPQueue",
+      .bug_expected = true,
+      .operations = collection_operations("offer", "poll"),
+      .factory = optimistic_queue(OptimisticQueue::Poll::kHeadReadAfterCas),
+      .known_scenarios =
+          {{"Ps = offer(1), offer(2); poll || poll: both return 2",
+            1,
+            {{call("offer", {1}), call("offer", {2})}, {{call("poll")}, {call("poll")}}, {}}}},
+  });
+  targets.push_back({
+      .name = "optimistic_queue",
+      .model = "queue",
+      .description = "Ladan-Mozes & Shavit optimistic queue (control)",
+      .paper_name = "OPQueue (fixed)",
+      .operations = collection_operations("offer", "poll"),
+      .factory = optimistic_queue(OptimisticQueue::Poll::kCorrect),
+      .known_scenarios = {},
+  });
+
+  auto ms_queue = [](MichaelScottQueue::Consistency consistency) {
+    return Binding<MichaelScottQueue>(
+               [consistency] { return std::make_unique<MichaelScottQueue>(consistency); })
+        .method("enq", &MichaelScottQueue::enq)
+        .method("deq", &MichaelScottQueue::deq)
+        .factory();
+  };
+  targets.push_back({
+      .name = "ms_queue_nocheck",
+      .model = "queue",
+      .description = "Michael-Scott queue without enq's last == tail re-check; still "
+                     "linearizable (control)",
+      .paper_name = "BUQueue",
+      .operations = collection_operations("enq", "deq"),
+      .factory = ms_queue(MichaelScottQueue::Consistency::kWithoutCheck),
+      .known_scenarios = {},
+  });
+  targets.push_back({
+      .name = "ms_queue",
+      .model = "queue",
+      .description = "Michael-Scott queue (control)",
+      .paper_name = "",
+      .operations = collection_operations("enq", "deq"),
+      .factory = ms_queue(MichaelScottQueue::Consistency::kWithCheck),
+      .known_scenarios = {},
+  });
+
+  targets.push_back({
+      .name = "k_stack_buggy",
+      .model = "stack",
+      .description = "the prototype's KStack: Treiber stack whose push loop ignores its CAS and "
+                     "tests top.next; can push twice or build a cycle",
+      .paper_name = "KStack",
+      .bug_expected = true,
+      .operations = collection_operations("push", "pop"),
+      .factory =
+          Binding<KStack>().method("push", &KStack::push).method("pop", &KStack::pop).factory(),
+      .known_scenarios =
+          {{"Ps = push(1), push(2); push(10) || push(20) builds a cycle; Pr = 4 pops",
+            2,
+            {{call("push", {1}), call("push", {2})},
+             {{call("push", {10})}, {call("push", {20})}},
+             repeat(call("pop"), 4)}},
+           {"Ps = push(1), push(2); push(10) || pop() pushes 10 twice; Pr = 3 pops",
+            2,
+            {{call("push", {1}), call("push", {2})},
+             {{call("push", {10})}, {call("pop")}},
+             repeat(call("pop"), 3)}}},
+  });
+
+  auto treiber = [](TreiberStack::Pop pop) {
+    return Binding<TreiberStack>([pop] { return std::make_unique<TreiberStack>(pop); })
+        .method("push", &TreiberStack::push)
+        .method("pop", &TreiberStack::pop)
+        .factory();
+  };
+  targets.push_back({
+      .name = "treiber_stack_buggy",
+      .model = "stack",
+      .description = "Treiber stack whose pop ignores a failed CAS and returns what it read",
+      .paper_name = "TBStack",
+      .bug_expected = true,
+      .operations = collection_operations("push", "pop"),
+      .factory = treiber(TreiberStack::Pop::kNoRetry),
+      .known_scenarios = {{"Ps = push(1); pop() || pop(): both return 1",
+                           1,
+                           {{call("push", {1})}, {{call("pop")}, {call("pop")}}, {}}},
+                          {"Ps = push(1), push(2); push(10) || pop() leaves 2 in; Pr = 3 pops",
+                           2,
+                           {{call("push", {1}), call("push", {2})},
+                            {{call("push", {10})}, {call("pop")}},
+                            repeat(call("pop"), 3)}}},
+  });
+  targets.push_back({
+      .name = "treiber_stack",
+      .model = "stack",
+      .description = "Treiber stack with CAS retry in push and pop (control)",
+      .paper_name = "LFTreiberStack",
+      .operations = collection_operations("push", "pop"),
+      .factory = treiber(TreiberStack::Pop::kRetry),
+      .known_scenarios = {},
+  });
+
+  const std::vector<OperationSpec> snapshot_ops = {
+      {"write", cell_and_value(2, 0, kMaxCellValue),
+       "write(cell 0..1, value 0.." + std::to_string(kMaxCellValue) + ")"},
+      {"readpair", distinct_cells(2), "readpair(i, j) -> [d_i d_j]"},
+  };
+  targets.push_back({
+      .name = "pair_snapshot",
+      .model = "snapshot",
+      .description = "pair snapshot whose double collect compares values (ABA): readpair can "
+                     "return a pair that never existed",
+      .paper_name = "PairSnapShot (Fig. 1)",
+      .bug_expected = true,
+      .operations = snapshot_ops,
+      .factory = Binding<PairSnapshot>()
+                     .method("write", &PairSnapshot::write)
+                     .method("readpair", &PairSnapshot::readpair)
+                     .factory(),
+      .known_scenarios = {{"Ps = write(0,1), write(1,1); [write(0,2); write(1,2); write(1,1); "
+                           "write(0,1)] || readpair(0,1): returns [1 2]",
+                           1,
+                           {{call("write", {0, 1}), call("write", {1, 1})},
+                            {{call("write", {0, 2}), call("write", {1, 2}), call("write", {1, 1}),
+                              call("write", {0, 1})},
+                             {call("readpair", {0, 1})}},
+                            {}}}},
+  });
+  targets.push_back({
+      .name = "pair_snapshot_correct",
+      .model = "snapshot",
+      .description = "pair snapshot whose double collect compares fresh boxes, never reused "
+                     "(control)",
+      .paper_name = "",
+      .operations = snapshot_ops,
+      .factory = Binding<VersionedPairSnapshot>()
+                     .method("write", &VersionedPairSnapshot::write)
+                     .method("readpair", &VersionedPairSnapshot::readpair)
+                     .factory(),
+      .known_scenarios = {},
+  });
+
+  targets.push_back({
+      .name = "snark_deque",
+      .model = "deque",
+      .description = "Snark DCAS deque (DCAS as one atomic step): a pop can report empty while "
+                     "the deque is not",
+      .paper_name = "Snark",
+      .bug_expected = true,
+      .operations = {{"push_left", unique_value(), "push_left(unique value)"},
+                     {"push_right", unique_value(), "push_right(unique value)"},
+                     {"pop_left", no_arguments(), "pop_left() -> value | nil"},
+                     {"pop_right", no_arguments(), "pop_right() -> value | nil"}},
+      .factory = Binding<SnarkDeque>()
+                     .method("push_left", &SnarkDeque::push_left)
+                     .method("push_right", &SnarkDeque::push_right)
+                     .method("pop_left", &SnarkDeque::pop_left)
+                     .method("pop_right", &SnarkDeque::pop_right)
+                     .factory(),
+      .known_scenarios =
+          {{"Ps = push_right(1); pop_left() || [push_left(60); pop_right()]: pop_left -> empty",
+            1,
+            {{call("push_right", {1})},
+             {{call("pop_left")}, {call("push_left", {60}), call("pop_right")}},
+             {}}},
+           {"Ps = push_left(1); pop_right() || [push_right(60); pop_left()]: pop_right -> empty",
+            1,
+            {{call("push_left", {1})},
+             {{call("pop_right")}, {call("push_right", {60}), call("pop_left")}},
+             {}}}},
+  });
+  return targets;
+}
+
+}  // namespace
+
+std::int64_t ArgumentSource::uniform(std::int64_t low, std::int64_t high) {
+  return std::uniform_int_distribution<std::int64_t>(low, high)(rng_);
+}
+
+ArgumentGenerator no_arguments() {
+  return [](ArgumentSource&) { return std::vector<Value>{}; };
+}
+
+ArgumentGenerator key_in(std::int64_t low, std::int64_t high) {
+  if (low > high) throw std::invalid_argument("key_in: empty range");
+  return
+      [low, high](ArgumentSource& source) { return std::vector<Value>{source.uniform(low, high)}; };
+}
+
+ArgumentGenerator unique_value() {
+  return [](ArgumentSource& source) { return std::vector<Value>{source.unique()}; };
+}
+
+ArgumentGenerator cell_and_value(std::int64_t cells, std::int64_t low, std::int64_t high) {
+  if (cells < 1 || low > high) throw std::invalid_argument("cell_and_value: empty range");
+  return [cells, low, high](ArgumentSource& source) {
+    return std::vector<Value>{source.uniform(0, cells - 1), source.uniform(low, high)};
+  };
+}
+
+ArgumentGenerator distinct_cells(std::int64_t cells) {
+  if (cells < 2) throw std::invalid_argument("distinct_cells: needs at least two cells");
+  return [cells](ArgumentSource& source) {
+    const std::int64_t i = source.uniform(0, cells - 1);
+    const std::int64_t j = (i + source.uniform(1, cells - 1)) % cells;
+    return std::vector<Value>{i, j};
+  };
+}
+
+UnknownTarget::UnknownTarget(std::string_view name)
+    : std::invalid_argument([name] {
+        std::string message = "unknown target '" + std::string(name) + "' (targets:";
+        for (const std::string& known : target_names()) message += " " + known;
+        return message + ")";
+      }()) {}
+
+const std::vector<Target>& all() {
+  static const std::vector<Target> targets = build();
+  return targets;
+}
+
+const Target& find(std::string_view name) {
+  for (const Target& target : all()) {
+    if (target.name == name) return target;
+  }
+  throw UnknownTarget(name);
+}
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> names;
+  for (const Target& target : all()) names.push_back(target.name);
+  return names;
+}
+
+history::Call random_call(const Target& target, ArgumentSource& source) {
+  if (target.operations.empty()) {
+    throw std::invalid_argument("target '" + target.name + "' has no operations");
+  }
+  const auto last = static_cast<std::int64_t>(target.operations.size()) - 1;
+  const OperationSpec& op = target.operations[static_cast<std::size_t>(source.uniform(0, last))];
+  return Call{op.method, op.arguments(source)};
+}
+
+dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
+                               std::uint64_t seed) {
+  ArgumentSource source(seed);
+  dpct::Workload workload;
+  for (std::size_t i = 0; i < shape.setup; ++i)
+    workload.setup.push_back(random_call(target, source));
+  workload.threads.resize(shape.threads);
+  for (auto& thread : workload.threads) {
+    for (std::size_t i = 0; i < shape.ops_per_thread; ++i) {
+      thread.push_back(random_call(target, source));
+    }
+  }
+  for (std::size_t i = 0; i < shape.reveal; ++i) {
+    workload.reveal.push_back(random_call(target, source));
+  }
+  return workload;
+}
+
+}  // namespace linfault::targets

@@ -1,0 +1,117 @@
+// The target registry: every benchmark object of ../shared/docs/benchmark-objects.md under its
+// project name, bound to its sequential model (spec/registry.h names), with operation generators
+// and, for buggy targets, the page's known minimal failing scenarios.
+//
+// A Target is everything the pipeline needs to test an object without knowing its C++ type:
+//   - `factory` makes a fresh instance per execution (dpct::ObjectFactory);
+//   - `operations` say which calls to generate and how to draw their arguments: keys and values
+//     from small ranges, and values unique within a run where the model needs them to tell
+//     operations apart (push/enq/offer values);
+//   - `known_scenarios` are the minimal (Ps, Pc, Pr) of the page, as dpct::Workloads, for tests
+//     and demonstrations.
+// Users add their own targets with targets/bind.h (see docs/adding-a-target.md); the built-in
+// list here is immutable.
+//
+// Thread-safety: all() and find() return references to an immutable list built on first use;
+// safe from any thread. ArgumentSource is not thread-safe (one per generated workload).
+
+#ifndef LINFAULT_TARGETS_REGISTRY_H_
+#define LINFAULT_TARGETS_REGISTRY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dpct/workload.h"
+#include "history/history.h"
+
+namespace linfault::targets {
+
+// Randomness and a run-wide counter for argument generators.
+class ArgumentSource {
+ public:
+  explicit ArgumentSource(std::uint64_t seed) : rng_(seed) {}
+  // Uniform in [low, high].
+  std::int64_t uniform(std::int64_t low, std::int64_t high);
+  // 1, 2, 3, ... : distinct within one workload.
+  std::int64_t unique() { return next_unique_++; }
+
+ private:
+  std::mt19937_64 rng_;
+  std::int64_t next_unique_ = 1;
+};
+
+using ArgumentGenerator = std::function<std::vector<history::Value>(ArgumentSource&)>;
+
+struct OperationSpec {
+  std::string method;
+  ArgumentGenerator arguments;
+  std::string signature;  // for listings: "add(key 0..4) -> bool"
+};
+
+// Ready-made generators.
+ArgumentGenerator no_arguments();
+ArgumentGenerator key_in(std::int64_t low, std::int64_t high);  // one argument
+ArgumentGenerator unique_value();                               // one argument
+// (cell, value): cell in [0, cells), value in [low, high].
+ArgumentGenerator cell_and_value(std::int64_t cells, std::int64_t low, std::int64_t high);
+// (i, j): two distinct cells in [0, cells).
+ArgumentGenerator distinct_cells(std::int64_t cells);
+
+// A known failing scenario of a buggy target (benchmark-objects.md).
+struct KnownScenario {
+  std::string description;
+  int type = 1;  // 1: revealed inside Pc; 2: revealed only by the reveal part (Pr)
+  dpct::Workload workload;
+};
+
+struct Target {
+  std::string name;
+  std::string model;  // a spec/registry.h model name
+  std::string description;
+  std::string paper_name;  // the CGVT / prototype name, or "" when not from the paper
+  bool bug_expected = false;
+  // Some schedules make an operation retry forever (a livelock, itself a bug). Controlled runs
+  // end at the executor's step cap; native stress runs must use workloads that cannot strand a
+  // node (see targets_native_test.cc).
+  bool may_livelock = false;
+  std::vector<OperationSpec> operations;
+  dpct::ObjectFactory factory;
+  std::vector<KnownScenario> known_scenarios;  // empty for controls
+};
+
+// Thrown by find() for a name not in the registry; the message lists the valid names.
+class UnknownTarget : public std::invalid_argument {
+ public:
+  explicit UnknownTarget(std::string_view name);
+};
+
+const std::vector<Target>& all();
+const Target& find(std::string_view name);
+std::vector<std::string> target_names();
+
+// The shape of a random workload: `setup` and `reveal` calls on thread 0, and `threads` threads
+// of `ops_per_thread` calls each.
+struct WorkloadShape {
+  std::size_t setup = 0;
+  std::size_t threads = 2;
+  std::size_t ops_per_thread = 2;
+  std::size_t reveal = 0;
+};
+
+// Draws each call uniformly among `target.operations`, arguments from their generators; the
+// same seed gives the same workload. Unique values are unique across the whole workload.
+dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
+                               std::uint64_t seed);
+
+// One call drawn from `target.operations`.
+history::Call random_call(const Target& target, ArgumentSource& source);
+
+}  // namespace linfault::targets
+
+#endif  // LINFAULT_TARGETS_REGISTRY_H_

@@ -1,0 +1,131 @@
+#include "targets/registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace linfault::targets {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::set<std::string> kPageTargets = {"lf_list_buggy",
+                                            "lf_list",
+                                            "simple_list_buggy",
+                                            "unsafe_size_list",
+                                            "bu_list1",
+                                            "bu_list2",
+                                            "bu_list3",
+                                            "bu_list4",
+                                            "optimistic_queue_buggy",
+                                            "optimistic_queue",
+                                            "ms_queue_nocheck",
+                                            "ms_queue",
+                                            "k_stack_buggy",
+                                            "treiber_stack_buggy",
+                                            "treiber_stack",
+                                            "pair_snapshot",
+                                            "pair_snapshot_correct",
+                                            "snark_deque"};
+
+TEST(RegistryTest, HoldsExactlyThePageTargets) {
+  const std::vector<std::string> names = target_names();
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), kPageTargets);
+  EXPECT_EQ(names.size(), kPageTargets.size()) << "duplicate names";
+}
+
+TEST(RegistryTest, EveryTargetIsComplete) {
+  const std::set<std::string> models = {"set", "queue", "stack", "deque", "snapshot"};
+  for (const Target& target : all()) {
+    SCOPED_TRACE(target.name);
+    EXPECT_TRUE(models.count(target.model));
+    EXPECT_FALSE(target.description.empty());
+    EXPECT_FALSE(target.operations.empty());
+    ASSERT_TRUE(target.factory);
+    EXPECT_NE(target.factory(), nullptr);
+    // Buggy targets carry the page's scenarios; controls carry none.
+    EXPECT_EQ(target.bug_expected, !target.known_scenarios.empty());
+    for (const KnownScenario& scenario : target.known_scenarios) {
+      EXPECT_TRUE(scenario.type == 1 || scenario.type == 2);
+      EXPECT_EQ(scenario.workload.threads.size(), 2u);
+      EXPECT_EQ(scenario.type == 2, !scenario.workload.reveal.empty()) << scenario.description;
+    }
+  }
+}
+
+TEST(RegistryTest, ControlsAreTheCorrectVersions) {
+  for (const char* control : {"lf_list", "optimistic_queue", "ms_queue_nocheck", "ms_queue",
+                              "treiber_stack", "pair_snapshot_correct"}) {
+    EXPECT_FALSE(find(control).bug_expected) << control;
+  }
+  EXPECT_EQ(find("ms_queue_nocheck").paper_name, "BUQueue");
+  EXPECT_EQ(find("snark_deque").model, "deque");
+}
+
+TEST(RegistryTest, UnknownNameListsTheValidOnes) {
+  try {
+    find("no_such_stack");
+    FAIL() << "find did not throw";
+  } catch (const UnknownTarget& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown target 'no_such_stack'"));
+    EXPECT_THAT(e.what(), HasSubstr("treiber_stack_buggy"));
+    EXPECT_THAT(e.what(), HasSubstr("snark_deque"));
+  }
+}
+
+TEST(RegistryTest, RandomWorkloadsAreDeterministicAndShaped) {
+  const Target& target = find("ms_queue");
+  const WorkloadShape shape{.setup = 3, .threads = 3, .ops_per_thread = 4, .reveal = 2};
+  const dpct::Workload a = random_workload(target, shape, 42);
+  const dpct::Workload b = random_workload(target, shape, 42);
+  EXPECT_EQ(a.setup, b.setup);
+  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.reveal, b.reveal);
+  EXPECT_EQ(a.setup.size(), 3u);
+  ASSERT_EQ(a.threads.size(), 3u);
+  for (const auto& thread : a.threads) EXPECT_EQ(thread.size(), 4u);
+  EXPECT_EQ(a.reveal.size(), 2u);
+}
+
+TEST(RegistryTest, InsertedValuesAreUniqueWithinAWorkload) {
+  for (const char* name : {"ms_queue", "treiber_stack", "snark_deque"}) {
+    const dpct::Workload w = random_workload(
+        find(name), {.setup = 10, .threads = 2, .ops_per_thread = 20, .reveal = 10}, 7);
+    std::vector<std::int64_t> values;
+    auto collect = [&](const std::vector<history::Call>& calls) {
+      for (const auto& call : calls) {
+        if (!call.args.empty()) values.push_back(call.args[0].as_int());
+      }
+    };
+    collect(w.setup);
+    for (const auto& thread : w.threads) collect(thread);
+    collect(w.reveal);
+    ASSERT_FALSE(values.empty()) << name;
+    std::sort(values.begin(), values.end());
+    EXPECT_EQ(std::adjacent_find(values.begin(), values.end()), values.end()) << name;
+  }
+}
+
+TEST(RegistryTest, GeneratorsStayInTheirRanges) {
+  ArgumentSource source(1);
+  auto keys = key_in(0, 4);
+  auto cells = distinct_cells(2);
+  auto writes = cell_and_value(2, 0, 2);
+  for (int i = 0; i < 200; ++i) {
+    const auto key = keys(source).at(0).as_int();
+    EXPECT_TRUE(key >= 0 && key <= 4);
+    const auto pair = cells(source);
+    EXPECT_NE(pair.at(0), pair.at(1));
+    const auto write = writes(source);
+    EXPECT_TRUE(write.at(0).as_int() >= 0 && write.at(0).as_int() <= 1);
+    EXPECT_TRUE(write.at(1).as_int() >= 0 && write.at(1).as_int() <= 2);
+  }
+  EXPECT_THROW(key_in(3, 2), std::invalid_argument);
+  EXPECT_THROW(distinct_cells(1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace linfault::targets
