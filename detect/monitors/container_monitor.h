@@ -1,0 +1,74 @@
+// Polynomial-time linearizability monitors for stacks, queues and priority queues with distinct
+// values (seed 001, Lee & Mathur; ../shared/docs/monitors.md §1). Internal to detect/monitors/:
+// users call detect/monitors/monitor.h.
+//
+// A history is first compiled to ContainerOps (one entry per recorded operation: add, remove or
+// peek, the value added or returned, call and return event). decide_container_prefix() then
+// decides history.prefix(cut) -- the first `cut` events, where an op whose response lies beyond
+// the cut is pending -- in O(n log n):
+//   1. the history is reduced to complete operations: pending peeks are dropped, a pending add
+//      whose value nobody observed is dropped, an observed one completes at +infinity; a pending
+//      removal is dropped in the under-approximation U, and in the over-approximation O every
+//      value without a completed removal is dropped too (removing a value's operations keeps a
+//      linearizable history linearizable). U linearizable => prefix linearizable; O not
+//      linearizable => prefix not linearizable; without pending removals U is exact.
+//   2. well-matched extension (synthetic removals of values never removed), non-trivialisation,
+//      and EmptyCheck (monitors.md §1.2); then the stack peeling (segment trees), the queue's
+//      incremental MaxPermVals peeling, or the priority-queue sweep.
+//
+// Preconditions (else kUnsupported with the reason): each value added at most once, supported
+// methods with the argument counts of the spec/ models, non-nil added values, integer values for
+// priority queues (larger = higher priority).
+//
+// Thread-safety: pure functions over immutable inputs.
+
+#ifndef LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
+#define LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "history/history.h"
+
+namespace linfault::detect::internal {
+
+enum class ContainerKind : std::uint8_t { kStack, kQueue, kPriorityQueue };
+
+inline constexpr std::int32_t kEmptyValue = -1;  // a removal or peek that returned nil
+inline constexpr std::int32_t kNoReturn = -1;    // pending: no response event
+
+struct ContainerOp {
+  enum class Kind : std::uint8_t { kAdd, kRemove, kPeek } kind;
+  bool failed = false;  // Outcome::kFail: no effect once its response is inside the cut
+  std::int32_t value = kEmptyValue;  // added value, or returned value (completed ops only)
+  history::EventIndex call = 0;
+  history::EventIndex ret = kNoReturn;
+};
+
+struct ContainerOps {
+  ContainerKind kind = ContainerKind::kStack;
+  std::vector<ContainerOp> ops;  // indexed like History::operations()
+  std::int32_t values = 0;       // value ids are 0..values-1, in Value order
+  std::int32_t events = 0;
+};
+
+// Compiles a history for the monitor of `kind`, or returns why it cannot (unknown method, ...).
+std::variant<ContainerOps, std::string> compile_container_ops(ContainerKind kind,
+                                                              const history::History& history);
+
+enum class Decision : std::uint8_t { kLinearizable, kViolation, kUnsupported, kUncertain };
+
+struct PrefixDecision {
+  Decision decision = Decision::kUncertain;
+  std::string reason;  // kUnsupported: the precondition that failed
+};
+
+// Decides history.prefix(cut). kUncertain: the prefix has pending removals and neither
+// approximation decides it (the caller falls back to the search).
+PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut);
+
+}  // namespace linfault::detect::internal
+
+#endif  // LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
