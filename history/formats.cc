@@ -1,0 +1,131 @@
+#include "history/formats.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <sstream>
+
+#include "history/readers.h"
+
+namespace linfault::history {
+namespace {
+
+struct FormatName {
+  Format format;
+  std::string_view name;
+};
+
+constexpr FormatName kFormatNames[] = {
+    {Format::kAuto, "auto"}, {Format::kJson, "json"},       {Format::kJepsenLog, "jepsen-log"},
+    {Format::kEdn, "edn"},   {Format::kFastlin, "fastlin"}, {Format::kSnapshot, "snapshot"},
+};
+
+std::string_view first_line_with_content(std::string_view text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+    start = end + 1;
+  }
+  return {};
+}
+
+bool looks_like_fastlin_operation(std::string_view line) {
+  std::istringstream in{std::string(line)};
+  std::string method;
+  long long value = 0, start = 0, end = 0;
+  std::string extra;
+  return static_cast<bool>(in >> method >> value >> start >> end) && !(in >> extra) &&
+         !method.empty() && std::isalpha(static_cast<unsigned char>(method[0]));
+}
+
+}  // namespace
+
+std::optional<Format> parse_format_name(std::string_view name) {
+  for (const FormatName& entry : kFormatNames) {
+    if (entry.name == name) return entry.format;
+  }
+  return std::nullopt;
+}
+
+const char* format_name(Format format) {
+  for (const FormatName& entry : kFormatNames) {
+    if (entry.format == format) return entry.name.data();
+  }
+  return "?";
+}
+
+std::vector<std::string_view> format_names() {
+  std::vector<std::string_view> names;
+  for (const FormatName& entry : kFormatNames) names.push_back(entry.name);
+  return names;
+}
+
+Format detect_format(std::string_view text, const std::string& origin) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    throw InputError(origin, 0, "the input is empty: no operations, and no format to recognize");
+  }
+  if (text[first] == '{') {
+    const std::size_t next = text.find_first_not_of(" \t\r\n", first + 1);
+    if (next != std::string_view::npos && (text[next] == '"' || text[next] == '}')) {
+      return Format::kJson;
+    }
+    return Format::kEdn;
+  }
+  if (text.find("jepsen.util - ") != std::string_view::npos) return Format::kJepsenLog;
+  const std::string_view line = first_line_with_content(text);
+  if (line.find("startUpdate!") != std::string_view::npos ||
+      line.find("startScan!") != std::string_view::npos) {
+    return Format::kSnapshot;
+  }
+  if (text[first] == '#' || looks_like_fastlin_operation(line)) return Format::kFastlin;
+  if (text[first] == ';' && text.find("{:") != std::string_view::npos) return Format::kEdn;
+  std::string shown(line.substr(0, 40));
+  throw InputError(origin, 0,
+                   "cannot recognize the format (starts with `" + shown +
+                       "`); pass --format json|jepsen-log|edn|fastlin|snapshot");
+}
+
+LoadedHistory load_history_text(std::string_view text, const std::string& origin, Format format) {
+  if (format == Format::kAuto) format = detect_format(text, origin);
+  switch (format) {
+    case Format::kJson:
+      return read_json_history(text, origin);
+    case Format::kJepsenLog:
+      return read_jepsen_log(text, origin);
+    case Format::kEdn:
+      return read_edn(text, origin);
+    case Format::kFastlin:
+      return read_fastlin(text, origin);
+    case Format::kSnapshot:
+      return read_snapshot(text, origin);
+    case Format::kAuto:
+      break;
+  }
+  throw InputError(origin, 0, "no reader for this format");
+}
+
+LoadedHistory load_history(std::istream& in, const std::string& origin, Format format) {
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw OpenError(origin, 0, "cannot read: I/O error");
+  return load_history_text(text, origin, format);
+}
+
+LoadedHistory load_history_file(const std::string& path, Format format) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw OpenError(path, 0, "cannot open: is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw OpenError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  return load_history(in, path, format);
+}
+
+}  // namespace linfault::history

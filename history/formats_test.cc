@@ -1,0 +1,80 @@
+#include "history/formats.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "history/reader_test_util.h"
+
+namespace linfault::history {
+namespace {
+
+TEST(FormatsTest, NamesRoundTrip) {
+  for (std::string_view name : format_names()) {
+    const std::optional<Format> format = parse_format_name(name);
+    ASSERT_TRUE(format.has_value()) << name;
+    EXPECT_EQ(format_name(*format), name);
+  }
+  EXPECT_EQ(format_names().size(), 6u);
+  EXPECT_FALSE(parse_format_name("yaml").has_value());
+}
+
+TEST(FormatsTest, DetectsEachFormatByContent) {
+  EXPECT_EQ(detect_format("  {\"operations\": []}", "x"), Format::kJson);
+  EXPECT_EQ(detect_format("{:process 0, :type :invoke}", "x"), Format::kEdn);
+  EXPECT_EQ(detect_format("; comment\n{:process 0}", "x"), Format::kEdn);
+  EXPECT_EQ(detect_format("noise\nINFO  jepsen.util - 0\t:invoke\t:read\tnil\n", "x"),
+            Format::kJepsenLog);
+  EXPECT_EQ(detect_format("# queue\nenq 1 0 1\n", "x"), Format::kFastlin);
+  EXPECT_EQ(detect_format("push 1 0 1\n", "x"), Format::kFastlin);
+  EXPECT_EQ(detect_format("startScan!1;endScan!1,0,0", "x"), Format::kSnapshot);
+  EXPECT_EQ(detect_format("startUpdate!0,1;endUpdate!0,1", "x"), Format::kSnapshot);
+}
+
+TEST(FormatsTest, UnrecognizableInputIsAClearError) {
+  EXPECT_THROW(detect_format("", "x"), InputError);
+  EXPECT_THROW(detect_format(" \n\n", "x"), InputError);
+  try {
+    detect_format("hello world\n", "in.txt");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("in.txt: cannot recognize the format", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(FormatsTest, DetectsEveryKindOfSharedFile) {
+  const std::pair<const char*, Format> cases[] = {
+      {"/data/porcupine/jepsen/etcd_000.log", Format::kJepsenLog},
+      {"/data/porcupine/kv/c01-ok.txt", Format::kEdn},
+      {"/data/fastlin/queue/lin_simple_1.log", Format::kFastlin},
+      {"/data/snapshot/linearizable-5-100-0", Format::kSnapshot},
+  };
+  for (const auto& [path, format] : cases) {
+    const LoadedHistory loaded = load_history_file(std::string(LINFAULT_SHARED_DIR) + path);
+    EXPECT_EQ(loaded.format, format) << path;
+    EXPECT_TRUE(loaded.model.has_value()) << path;
+    EXPECT_FALSE(loaded.history.empty()) << path;
+  }
+}
+
+TEST(FormatsTest, LoadsFromStreams) {
+  std::istringstream in("# stack\npush 1 0 1\n");
+  const LoadedHistory loaded = load_history(in, "<stdin>", Format::kAuto);
+  EXPECT_EQ(loaded.history.size(), 1u);
+  EXPECT_EQ(loaded.history.origin(), "<stdin>");
+}
+
+TEST(FormatsTest, MissingFilesAreOpenErrors) {
+  EXPECT_THROW(load_history_file("/nonexistent/history.edn"), OpenError);
+  EXPECT_THROW(load_history_file(LINFAULT_SOURCE_DIR), OpenError);
+  try {
+    load_history_file("/nonexistent/history.edn");
+  } catch (const OpenError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/history.edn: cannot open: No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace linfault::history

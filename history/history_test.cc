@@ -1,0 +1,91 @@
+#include "history/history.h"
+
+#include <gtest/gtest.h>
+
+#include <unordered_set>
+
+#include "history/value.h"
+
+namespace linfault::history {
+namespace {
+
+TEST(ValueTest, PrintsLikeEdn) {
+  EXPECT_EQ(Value().to_string(), "nil");
+  EXPECT_EQ(Value(true).to_string(), "true");
+  EXPECT_EQ(Value(-3).to_string(), "-3");
+  EXPECT_EQ(Value("a\"b\n").to_string(), "\"a\\\"b\\n\"");
+  EXPECT_EQ(Value(Value::List{1, Value::List{}, "x"}).to_string(), "[1 [] \"x\"]");
+  EXPECT_EQ(Value(Value::List{}).kind_name(), "list");
+}
+
+TEST(ValueTest, EqualityOrderAndHashAgree) {
+  EXPECT_EQ(Value(1), Value(std::int64_t{1}));
+  EXPECT_NE(Value(1), Value("1"));
+  EXPECT_NE(Value(), Value(false));
+  EXPECT_TRUE(Value() < Value(false));  // by kind first
+  EXPECT_TRUE(Value(1) < Value(2));
+  std::unordered_set<Value, ValueHash> set = {Value(1), Value("1"), Value(Value::List{1})};
+  EXPECT_EQ(set.count(Value(Value::List{1})), 1u);
+  EXPECT_EQ(set.count(Value(Value::List{2})), 0u);
+}
+
+History overlapping_pair() {
+  HistoryBuilder builder("h");
+  builder.invoke(0, Call{"push", {Value(1)}}, 1);  // op 0
+  builder.invoke(1, Call{"pop", {}}, 2);           // op 1
+  builder.respond(0, Outcome::kOk, Value(), 3);
+  builder.invoke(0, Call{"pop", {}}, 4);  // op 2
+  builder.respond(1, Outcome::kOk, Value(1), 5);
+  return std::move(builder).build();
+}
+
+TEST(HistoryTest, BuilderOrdersEventsAndLeavesOpenCallsPending) {
+  const History h = overlapping_pair();
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h.events().size(), 5u);
+  EXPECT_EQ(h.op(2).outcome, Outcome::kPending);
+  EXPECT_EQ(h.op(2).return_event, kNoEvent);
+  EXPECT_TRUE(h.precedes(0, 2));
+  EXPECT_FALSE(h.precedes(0, 1));
+  EXPECT_FALSE(h.precedes(2, 0));
+  EXPECT_EQ(h.op(1).to_string(), "p1 pop() -> 1");
+  EXPECT_EQ(h.op(2).to_string(), "p0 pop() -> pending");
+}
+
+TEST(HistoryTest, BuilderRejectsIllFormedSequencesWithTheLine) {
+  HistoryBuilder builder("f.txt");
+  builder.invoke(0, Call{"read", {}}, 7);
+  try {
+    builder.invoke(0, Call{"write", {Value(1)}}, 9);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 9u);
+    EXPECT_EQ(e.file(), "f.txt");
+    EXPECT_EQ(std::string(e.what()).rfind("f.txt:9: process 0 invokes write(1)", 0), 0u)
+        << e.what();
+  }
+  EXPECT_THROW(builder.respond(5, Outcome::kOk, Value(), 10), InputError);
+}
+
+TEST(HistoryTest, PrefixTurnsCutResponsesIntoPending) {
+  const History h = overlapping_pair();
+  const History p = h.prefix(3);  // push call, pop call, push return
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.op(0).outcome, Outcome::kOk);
+  EXPECT_EQ(p.op(1).outcome, Outcome::kPending);
+  EXPECT_TRUE(p.op(1).result.is_nil());
+  EXPECT_EQ(h.prefix(100), h);
+}
+
+TEST(HistoryTest, SubhistoryKeepsRelativeOrder) {
+  const History h = overlapping_pair();
+  const History s = h.subhistory({2, 0});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s.op(0).call.method, "push");
+  EXPECT_EQ(s.op(1).call.method, "pop");
+  EXPECT_EQ(s.events().size(), 3u);
+  EXPECT_TRUE(s.precedes(0, 1));
+}
+
+}  // namespace
+}  // namespace linfault::history

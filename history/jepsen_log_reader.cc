@@ -1,0 +1,91 @@
+// Jepsen console logs: only `INFO  jepsen.util - <process> :<type> :<f> <value>` lines are
+// operations (fields separated by tabs or spaces); every other line is noise and skipped.
+
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+#include <vector>
+
+#include "history/edn.h"
+#include "history/readers.h"
+
+namespace linfault::history {
+namespace {
+
+constexpr std::string_view kMarker = "jepsen.util - ";
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// The next blank-separated token of `line` at or after `pos`; advances `pos` past it.
+std::string_view next_token(std::string_view line, std::size_t& pos) {
+  while (pos < line.size() && is_blank(line[pos])) ++pos;
+  const std::size_t start = pos;
+  while (pos < line.size() && !is_blank(line[pos])) ++pos;
+  return line.substr(start, pos - start);
+}
+
+std::optional<ProcessId> parse_process(std::string_view token) {
+  ProcessId process = 0;
+  auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), process);
+  if (error != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  return process;
+}
+
+}  // namespace
+
+LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) {
+  JepsenRecorder recorder(origin);
+  std::uint32_t line_number = 0;
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    const std::string_view line = text.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    ++line_number;
+
+    const std::size_t marker = line.find(kMarker);
+    if (marker == std::string_view::npos) continue;
+    if (line.substr(0, marker).find("INFO") == std::string_view::npos) continue;
+    std::size_t pos = marker + kMarker.size();
+    const std::string_view process_token = next_token(line, pos);
+    const std::string_view type_token = next_token(line, pos);
+    // Anything else jepsen.util logs ("Starting...", "Run complete") is not an operation.
+    if (type_token.size() < 2 || type_token[0] != ':') continue;
+    const std::optional<ProcessId> process = parse_process(process_token);
+    if (!process) continue;  // :nemesis and other non-client processes
+    const std::string_view f_token = next_token(line, pos);
+    if (f_token.size() < 2 || f_token[0] != ':') {
+      throw InputError(origin, line_number,
+                       "expected the operation's :f keyword after " + std::string(type_token) +
+                           ", got `" + std::string(f_token) + "`");
+    }
+    while (pos < line.size() && is_blank(line[pos])) ++pos;
+    std::string_view value_text = line.substr(pos);
+    while (!value_text.empty() && is_blank(value_text.back())) value_text.remove_suffix(1);
+    if (value_text.empty()) {
+      throw InputError(origin, line_number,
+                       "missing value after " + std::string(f_token) + " (write nil for none)");
+    }
+    Value value;
+    try {
+      value = edn::to_value(edn::parse(value_text));
+    } catch (const edn::ParseError& e) {
+      throw InputError(origin, line_number,
+                       "column " + std::to_string(pos + e.column()) + ": bad value `" +
+                           std::string(value_text) + "`: " + e.message());
+    } catch (const std::invalid_argument& e) {
+      throw InputError(origin, line_number, std::string("bad value: ") + e.what());
+    }
+    recorder.record(line_number, *process, type_token.substr(1), f_token.substr(1),
+                    std::move(value), std::nullopt);
+  }
+  LoadedHistory loaded;
+  loaded.format = Format::kJepsenLog;
+  loaded.model = recorder.methods().empty() ? std::optional<std::string>("cas-register")
+                                            : register_model_for(recorder.methods());
+  loaded.history = std::move(recorder).finish();
+  return loaded;
+}
+
+}  // namespace linfault::history

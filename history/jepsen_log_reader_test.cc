@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include "history/formats.h"
+#include "history/reader_test_util.h"
+
+namespace linfault::history {
+namespace {
+
+using testing::expect_input_error;
+
+constexpr std::string_view kLog =
+    "2015-05-01 12:00:00 INFO jepsen.core - Starting\n"
+    "INFO  jepsen.util - 0\t:invoke\t:read\tnil\n"
+    "INFO  jepsen.util - 1\t:invoke\t:cas\t[3 0]\n"
+    "INFO  jepsen.util - 0\t:ok\t:read\t3\n"
+    "INFO  jepsen.util - 1   :fail   :cas    [3 0]\n"     // spaces instead of tabs
+    "INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n"  // not a client process
+    "INFO  jepsen.util - 2\t:invoke\t:write\t4\n"
+    "INFO  jepsen.util - 2\t:info\t:write\t:timed-out\n"
+    "INFO  jepsen.util - 3\t:invoke\t:read\tnil\n"
+    "INFO  jepsen.util - 3\t:fail\t:read\t:timed-out\n"
+    "INFO  jepsen.util - 4\t:invoke\t:cas\t[4 1]\n"
+    "INFO  jepsen.util - 4\t:ok\t:cas\t[4 1]\n"
+    "INFO  jepsen.util - 5\t:invoke\t:write\t1\n"
+    "INFO  jepsen.util - 5\t:ok\t:write\t1\n"
+    "some other noise\n";
+
+TEST(JepsenLogReaderTest, ReadsOperationsWithJepsenSemantics) {
+  const LoadedHistory loaded = load_history_text(kLog, "etcd.log", Format::kJepsenLog);
+  EXPECT_EQ(loaded.format, Format::kJepsenLog);
+  EXPECT_EQ(loaded.model, "cas-register");
+  const History& h = loaded.history;
+  EXPECT_EQ(h.origin(), "etcd.log");
+  ASSERT_EQ(h.size(), 6u);
+
+  const Operation& read = h.op(0);
+  EXPECT_EQ(read.call.to_string(), "read()");
+  EXPECT_EQ(read.outcome, Outcome::kOk);
+  EXPECT_EQ(read.result, Value(3));
+  EXPECT_EQ(read.source.call_line, 2u);
+  EXPECT_EQ(read.source.return_line, 4u);
+
+  const Operation& failed_cas = h.op(1);
+  EXPECT_EQ(failed_cas.call.args, std::vector<Value>{Value(Value::List{3, 0})});
+  EXPECT_EQ(failed_cas.outcome, Outcome::kFail);
+  EXPECT_TRUE(failed_cas.result.is_nil());
+
+  const Operation& timed_out_write = h.op(2);
+  EXPECT_EQ(timed_out_write.outcome, Outcome::kPending);
+  EXPECT_EQ(timed_out_write.return_event, kNoEvent);
+  EXPECT_EQ(timed_out_write.source.return_line, 8u);
+
+  const Operation& failed_read = h.op(3);
+  EXPECT_EQ(failed_read.outcome, Outcome::kFail);
+  EXPECT_EQ(failed_read.result, Value(":timed-out"));
+
+  EXPECT_EQ(h.op(4).outcome, Outcome::kOk);
+  EXPECT_EQ(h.op(4).result, Value(true));  // a successful cas returned true
+  EXPECT_TRUE(h.op(5).result.is_nil());    // a write returns nothing
+  EXPECT_EQ(h.op(5).call.args, std::vector<Value>{Value(1)});
+
+  // Two events per completed op, one per pending op.
+  EXPECT_EQ(h.events().size(), 11u);
+  EXPECT_TRUE(h.precedes(0, 5));
+  EXPECT_FALSE(h.precedes(2, 5));  // pending: no response bounds it
+}
+
+TEST(JepsenLogReaderTest, EmptyLogIsAnEmptyRegisterHistory) {
+  const LoadedHistory loaded = load_history_text("", "empty.log", Format::kJepsenLog);
+  EXPECT_TRUE(loaded.history.empty());
+  EXPECT_EQ(loaded.model, "cas-register");
+}
+
+TEST(JepsenLogReaderTest, OtherMethodsImplyNoModel) {
+  const LoadedHistory loaded = load_history_text(
+      "INFO  jepsen.util - 0\t:invoke\t:push\t1\nINFO  jepsen.util - 0\t:ok\t:push\t1\n", "x",
+      Format::kJepsenLog);
+  EXPECT_FALSE(loaded.model.has_value());
+  EXPECT_TRUE(loaded.history.op(0).result.is_nil());
+}
+
+TEST(JepsenLogReaderTest, RejectsMalformedLinesWithTheirLine) {
+  const std::string invoke = "INFO  jepsen.util - 3\t:invoke\t:read\tnil\n";
+  expect_input_error("noise\nINFO  jepsen.util - 3\t:ok\t:read\t1\n", Format::kJepsenLog, 2,
+                     "unmatched :ok for process 3");
+  expect_input_error(invoke + "INFO  jepsen.util - 3\t:oops\t:read\t1\n", Format::kJepsenLog, 2,
+                     "unknown :type :oops");
+  expect_input_error(invoke + "INFO  jepsen.util - 3\t:ok\t:write\t1\n", Format::kJepsenLog, 2,
+                     "does not match its open call :read (line 1)");
+  expect_input_error(invoke + "INFO  jepsen.util - 3\t:ok\t:read\t[1 2\n", Format::kJepsenLog, 2,
+                     "never closed");
+  expect_input_error(invoke + "INFO  jepsen.util - 3\t:ok\t:read\n", Format::kJepsenLog, 2,
+                     "missing value");
+  expect_input_error(invoke + invoke, Format::kJepsenLog, 2, "has no response");
+  expect_input_error(invoke + "INFO  jepsen.util - 3\t:info\t:read\t:timed-out\n" + invoke,
+                     Format::kJepsenLog, 3, "process 3 invokes :read after its :info on line 2");
+}
+
+}  // namespace
+}  // namespace linfault::history

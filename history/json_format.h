@@ -1,0 +1,58 @@
+// The JSON form of a History: linfault's own, lossless history format (docs/formats.md).
+//
+//   {"linfault": "history", "version": 1, "model": "stack",
+//    "operations": [
+//      {"process": 0, "method": "push", "args": [1], "outcome": "ok", "result": null,
+//       "call": 0, "return": 1, "line": 1, "return_line": 2},
+//      {"process": 1, "method": "pop", "args": [], "outcome": "pending", "call": 2}]}
+//
+// Values: nil <-> null, bool, 64-bit integers, strings, lists <-> arrays. "call"/"return" are the
+// positions of the operation's events in the history's total order (distinct integers; linfault
+// writes 0, 1, 2, ...). Operations are numbered by call position, whatever their order in the file.
+// "key", "model", "line" and "return_line" are optional; "args" defaults to [], "result" to null,
+// "outcome" to "ok" when there is a "return" and "pending" otherwise.
+//
+// history_from_json(history_to_json(h)) == h for every History h (operator== of history.h; source
+// lines are kept too when they are non-zero).
+//
+// Thread-safety: pure functions.
+
+#ifndef LINFAULT_HISTORY_JSON_FORMAT_H_
+#define LINFAULT_HISTORY_JSON_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "history/history.h"
+#include "history/value.h"
+
+namespace linfault::history {
+
+nlohmann::json value_to_json(const Value& value);
+// Throws std::invalid_argument for JSON that is not a Value (objects, non-integer numbers).
+Value value_from_json(const nlohmann::json& json);
+
+nlohmann::json history_to_json(const History& history, const std::optional<std::string>& model);
+// The same document as text, one operation per line (diff- and grep-friendly).
+std::string history_to_json_text(const History& history, const std::optional<std::string>& model);
+
+// Throws InputError naming `origin` (and the operation) for a document that is not a valid history.
+History history_from_json(const nlohmann::json& json, const std::string& origin);
+// As above; operation_lines[i] is the line of operations[i] in the JSON text: used in messages
+// and as the operation's source lines when the document has none.
+History history_from_json(const nlohmann::json& json, const std::string& origin,
+                          const std::vector<std::uint32_t>& operation_lines);
+
+// Parses JSON text, reporting syntax errors as InputError "origin:line: ..." and recording the
+// line of each element of the top-level "operations" array in `operation_lines`.
+nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
+                               std::vector<std::uint32_t>* operation_lines);
+
+}  // namespace linfault::history
+
+#endif  // LINFAULT_HISTORY_JSON_FORMAT_H_

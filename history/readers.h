@@ -1,0 +1,75 @@
+// The per-format readers behind history/formats.h, one per source file, plus the Jepsen operation
+// semantics that the EDN and console-log readers share. Callers outside history/ should use
+// load_history_*() instead; these are exposed for the readers' own tests.
+//
+// Each reader takes the whole input as text; `origin` names it in errors (InputError "origin:line:
+// problem") and becomes History::origin().
+//
+// Thread-safety: reentrant functions; a JepsenRecorder is a single-threaded builder.
+
+#ifndef LINFAULT_HISTORY_READERS_H_
+#define LINFAULT_HISTORY_READERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "history/formats.h"
+#include "history/history.h"
+#include "history/value.h"
+
+namespace linfault::history {
+
+LoadedHistory read_json_history(std::string_view text, const std::string& origin);
+LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin);
+LoadedHistory read_edn(std::string_view text, const std::string& origin);
+LoadedHistory read_fastlin(std::string_view text, const std::string& origin);
+LoadedHistory read_snapshot(std::string_view text, const std::string& origin);
+
+// Turns Jepsen operation records (:invoke/:ok/:fail/:info) into a History:
+//   :invoke  opens a call; its :value is the argument (nil: no arguments). With a :key the key is
+//            Operation::key and the first argument.
+//   :ok      completes it. A value equal to the invocation's (writes, cas) means "no result":
+//            nil, except for cas where it means true. Otherwise the value is the result (reads).
+//   :fail    completes it with Outcome::kFail; the result is nil when the value repeats the
+//            argument, else the failure detail (":timed-out").
+//   :info    the outcome is unknown: the operation stays pending to the end of the history, and
+//            the process is retired (Jepsen never reuses it; a later :invoke by it is an error).
+class JepsenRecorder {
+ public:
+  explicit JepsenRecorder(const std::string& origin) : origin_(origin), builder_(origin) {}
+
+  // `type` and `method` are keyword names without the colon.
+  void record(std::uint32_t line, ProcessId process, std::string_view type, std::string_view method,
+              Value value, std::optional<Value> key);
+  bool saw_key() const { return saw_key_; }
+  const std::set<std::string>& methods() const { return methods_; }
+  History finish() &&;
+
+ private:
+  struct OpenCall {
+    std::string method;
+    Value argument;
+    std::uint32_t line;
+  };
+  [[noreturn]] void fail(std::uint32_t line, const std::string& problem) const;
+  Value completion_result(const OpenCall& call, Value value, bool failed) const;
+
+  std::string origin_;
+  HistoryBuilder builder_;
+  std::unordered_map<ProcessId, OpenCall> open_;
+  std::unordered_map<ProcessId, std::uint32_t> retired_;  // process -> line of its :info
+  std::set<std::string> methods_;
+  bool saw_key_ = false;
+};
+
+// The model implied by Jepsen operations without keys: cas-register when every method is one of
+// read/write/cas, otherwise none.
+std::optional<std::string> register_model_for(const std::set<std::string>& methods);
+
+}  // namespace linfault::history
+
+#endif  // LINFAULT_HISTORY_READERS_H_

@@ -1,0 +1,228 @@
+// Runs the built `linfault` binary on real and malformed inputs and checks exit codes, the
+// one-line error format and the --json output.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace linfault::tests {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("linfault_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `linfault <args>` from the project root (ctest's working directory).
+  RunResult run(const std::string& args, const std::string& stdin_path = "/dev/null") {
+    const fs::path out = dir_ / "stdout";
+    const fs::path err = dir_ / "stderr";
+    const std::string command = std::string("'") + LINFAULT_BINARY + "' " + args + " >'" +
+                                out.string() + "' 2>'" + err.string() + "' <'" + stdin_path + "'";
+    const int status = std::system(command.c_str());
+    RunResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = read_file(out);
+    result.err = read_file(err);
+    return result;
+  }
+
+  std::string write(const std::string& name, const std::string& content) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << content;
+    return path.string();
+  }
+
+  static std::string shared(const std::string& path) {
+    return std::string(LINFAULT_SHARED_DIR) + "/data/" + path;
+  }
+
+  fs::path dir_;
+};
+
+// The error is exactly one line: "linfault: <where>: <problem>".
+void expect_one_line_error(const RunResult& result, const std::string& prefix,
+                           const std::string& fragment) {
+  EXPECT_EQ(result.err.rfind("linfault: " + prefix, 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
+  ASSERT_FALSE(result.err.empty());
+  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
+}
+
+TEST_F(CliTest, ViolationExitsOneAndNamesTheCulpritsLine) {
+  const RunResult result = run("check examples/stack-pop-pop.edn --model stack");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.out.find("examples/stack-pop-pop.edn: violation"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("culprit"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("(examples/stack-pop-pop.edn:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("longest partial linearization"), std::string::npos) << result.out;
+  EXPECT_TRUE(result.err.empty()) << result.err;
+}
+
+TEST_F(CliTest, LinearizableExitsZeroWithImpliedModel) {
+  const RunResult result = run("check '" + shared("porcupine/jepsen/etcd_002.log") + "'");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("linearizable"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("model cas-register"), std::string::npos) << result.out;
+}
+
+TEST_F(CliTest, WitnessIsPrinted) {
+  const RunResult result =
+      run("check --witness '" + shared("fastlin/stack/lin_simple_0.log") + "'");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("linearization (4 operations)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("push(1)"), std::string::npos) << result.out;
+}
+
+TEST_F(CliTest, JsonViolationHasTheAgreedFields) {
+  const RunResult result =
+      run("check --json '" + shared("fastlin/stack/nonlin_simple_0.log") + "'");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["verdict"], "violation");
+  EXPECT_EQ(json["model"], "stack");
+  EXPECT_EQ(json["format"], "fastlin");
+  EXPECT_EQ(json["operations"], 4);
+  EXPECT_TRUE(json["elapsed_ms"].is_number());
+  EXPECT_TRUE(json["algorithm"].is_string());
+  EXPECT_GT(json["prefix_events"].get<int>(), 0);
+  const nlohmann::json& culprit = json["culprit"];
+  for (const char* field : {"index", "process", "method", "args", "result", "line"}) {
+    EXPECT_TRUE(culprit.contains(field)) << field << " in " << culprit.dump();
+  }
+  EXPECT_GT(culprit["line"].get<int>(), 1);
+  EXPECT_TRUE(json["longest_partial"].is_array());
+}
+
+TEST_F(CliTest, JsonLinearizable) {
+  const RunResult result = run("check --json '" + shared("porcupine/kv/c01-ok.txt") + "'");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["verdict"], "linearizable");
+  EXPECT_EQ(json["model"], "kv");
+  EXPECT_FALSE(json.contains("culprit"));
+}
+
+TEST_F(CliTest, ReadsTheProjectJsonFormatAndStandardInput) {
+  const std::string path = write("h.json", R"({"model": "register", "operations": [
+{"process": 0, "method": "write", "args": [1], "call": 0, "return": 1},
+{"process": 1, "method": "read", "call": 2, "return": 3, "result": 2}]}
+)");
+  const RunResult result = run("check --json -", path);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["file"], "-");
+  EXPECT_EQ(json["culprit"]["line"], 3);
+}
+
+// A register history whose final read can't be explained, after 24 overlapping writes: proving
+// that takes every order of the writes, far more than the limits below allow.
+std::string hard_register_history() {
+  std::string text;
+  for (int p = 0; p < 24; ++p) {
+    text += "{:process " + std::to_string(p) + ", :type :invoke, :f :write, :value " +
+            std::to_string(p) + "}\n";
+  }
+  for (int p = 0; p < 24; ++p) {
+    text += "{:process " + std::to_string(p) + ", :type :ok, :f :write, :value " +
+            std::to_string(p) + "}\n";
+  }
+  text += "{:process 99, :type :invoke, :f :read, :value nil}\n";
+  text += "{:process 99, :type :ok, :f :read, :value 1000}\n";
+  return text;
+}
+
+TEST_F(CliTest, TimeoutGivesUnknownAndExitTwo) {
+  const std::string path = write("hard.edn", hard_register_history());
+  const RunResult result = run("check --json --timeout 0.2 '" + path + "'");
+  ASSERT_EQ(result.exit_code, 2) << result.out << result.err;
+  const nlohmann::json json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["verdict"], "unknown");
+  EXPECT_FALSE(json["reason"].get<std::string>().empty());
+}
+
+TEST_F(CliTest, MemoryLimitGivesUnknown) {
+  const std::string path = write("hard.edn", hard_register_history());
+  const RunResult result = run("check --memory-limit 1 --timeout 30 '" + path + "'");
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.out.find("no verdict:"), std::string::npos) << result.out;
+}
+
+TEST_F(CliTest, UsageErrorsExit64) {
+  EXPECT_EQ(run("").exit_code, 64);
+  EXPECT_EQ(run("check").exit_code, 64);
+  EXPECT_EQ(run("frobnicate").exit_code, 64);
+  expect_one_line_error(run("check examples/stack-pop-pop.edn --colour"), "", "--colour");
+  expect_one_line_error(run("check examples/stack-pop-pop.edn --format yaml"), "", "yaml");
+  expect_one_line_error(run("check examples/stack-pop-pop.edn --model nosuch"), "", "nosuch");
+  const RunResult no_model = run("check examples/stack-pop-pop.edn");
+  EXPECT_EQ(no_model.exit_code, 64);
+  expect_one_line_error(no_model, "examples/stack-pop-pop.edn: ", "pass --model");
+}
+
+TEST_F(CliTest, BadDataExits65WithFileAndLine) {
+  const std::string bad = write("bad.edn",
+                                "{:process 3, :type :invoke, :f :read, :value nil}\n"
+                                "{:process 4, :type :ok, :f :read, :value 1}\n");
+  const RunResult unmatched = run("check --model register '" + bad + "'");
+  EXPECT_EQ(unmatched.exit_code, 65);
+  expect_one_line_error(unmatched, bad + ":2: ", "unmatched :ok for process 4");
+
+  const std::string fields = write("bad.log", "# stack\npush 1 1 2\npop 1 3\n");
+  const RunResult short_line = run("check '" + fields + "'");
+  EXPECT_EQ(short_line.exit_code, 65);
+  expect_one_line_error(short_line, fields + ":3: ", "expected 4 fields");
+
+  const std::string garbage = write("garbage.txt", "hello\n");
+  EXPECT_EQ(run("check --model stack '" + garbage + "'").exit_code, 65);
+
+  // Well-formed, but not operations of the model: the checker names the line.
+  const RunResult wrong_model = run("check examples/stack-pop-pop.edn --model queue");
+  EXPECT_EQ(wrong_model.exit_code, 65);
+  expect_one_line_error(wrong_model, "examples/stack-pop-pop.edn:1: ", "push");
+}
+
+TEST_F(CliTest, MissingInputExits66) {
+  const RunResult result = run("check '" + (dir_ / "absent.edn").string() + "' --model stack");
+  EXPECT_EQ(result.exit_code, 66);
+  expect_one_line_error(result, (dir_ / "absent.edn").string() + ": ", "cannot open");
+}
+
+TEST_F(CliTest, HelpHasExamples) {
+  const RunResult result = run("check --help");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("Examples:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("--model"), std::string::npos) << result.out;
+  EXPECT_EQ(run("--help").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace linfault::tests

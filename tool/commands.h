@@ -1,0 +1,50 @@
+// The `linfault` command-line tool: one add_<name>_command() per subcommand, each defined in
+// tool/<name>_command.cc, plus the exit-code and error conventions every command follows.
+//
+// A command's callback prints its own output, then ends the program with its exit code by
+// throwing CLI::RuntimeError(code) (CLI11's way to return a status from a callback). Errors
+// propagate as exceptions and tool/main.cc turns them into one line on stderr,
+// "linfault: <file>:<line>: <problem>", and the exit code:
+//   UsageError, CLI11 parse errors, spec::UnknownModel   -> 64
+//   history::InputError (bad input data)                 -> 65
+//   history::OpenError (input cannot be opened)          -> 66
+//   anything else                                        -> 70
+//
+// Thread-safety: the tool is single-threaded at this level.
+
+#ifndef LINFAULT_TOOL_COMMANDS_H_
+#define LINFAULT_TOOL_COMMANDS_H_
+
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+
+namespace linfault::tool {
+
+enum ExitCode : int {
+  kExitSuccess = 0,    // linearizable / done
+  kExitViolation = 1,  // a violation was found
+  kExitUnknown = 2,    // a time or memory limit was hit before a verdict
+  kExitUsage = 64,
+  kExitDataError = 65,
+  kExitNoInput = 66,
+  kExitInternal = 70,
+};
+
+// A command was called in a way that cannot work (e.g. no model for a file that implies none).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void add_check_command(CLI::App& app);
+void add_gen_command(CLI::App& app);
+void add_targets_command(CLI::App& app);
+void add_detect_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
+void add_localize_command(CLI::App& app);
+void add_minimize_command(CLI::App& app);
+
+}  // namespace linfault::tool
+
+#endif  // LINFAULT_TOOL_COMMANDS_H_

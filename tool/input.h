@@ -1,0 +1,32 @@
+// Loading a history named on the command line, with the model it is to be checked against.
+//
+// Shared by the commands that take a HISTORY argument (check, localize, minimize): the format is
+// recognized by content unless given, and the model defaults to the one the file implies (a
+// fastlin header, the etcd log's cas-register, ...); when the file implies none and no --model is
+// given, a UsageError lists the model names.
+//
+// Thread-safety: pure functions (they read files).
+
+#ifndef LINFAULT_TOOL_INPUT_H_
+#define LINFAULT_TOOL_INPUT_H_
+
+#include <string>
+
+#include "history/formats.h"
+
+namespace linfault::tool {
+
+struct Input {
+  history::LoadedHistory loaded;
+  std::string model;  // the --model given, else the one the file implies
+};
+
+// `file` "-" reads standard input. Throws history::OpenError / InputError / UsageError.
+Input load_input(const std::string& file, const std::string& format_name, const std::string& model);
+
+// "register cas-register kv ..." for messages and --help.
+std::string model_name_list();
+
+}  // namespace linfault::tool
+
+#endif  // LINFAULT_TOOL_INPUT_H_
