@@ -375,22 +375,58 @@ History history_from_json(const json& document, const std::string& origin,
   return std::move(builder).build();
 }
 
+namespace {
+
+// Records the line on which each element of the top-level "operations" array starts. A SAX pass
+// over the text: nlohmann's DOM parser with a callback rescans the enclosing array at every
+// closing brace, which makes it quadratic in the number of operations.
+class OperationLineRecorder : public nlohmann::json_sax<json> {
+ public:
+  OperationLineRecorder(const std::uint32_t* newlines, std::vector<std::uint32_t>* lines)
+      : newlines_(newlines), lines_(lines) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool key(string_t& name) override {
+    if (depth_ == 1) in_operations_ = name == "operations";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool enter() {
+    if (depth_ == 2 && in_operations_) lines_->push_back(*newlines_ + 1);
+    ++depth_;
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    return true;
+  }
+
+  const std::uint32_t* newlines_;
+  std::vector<std::uint32_t>* lines_;
+  int depth_ = 0;
+  bool in_operations_ = false;
+};
+
+}  // namespace
+
 json parse_json_text(std::string_view text, const std::string& origin,
                      std::vector<std::uint32_t>* operation_lines) {
-  std::uint32_t newlines = 0;
-  std::string top_level_key;
-  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::key && depth == 1) {
-      top_level_key = parsed.get<std::string>();
-    } else if (event == json::parse_event_t::object_start && depth == 2 &&
-               top_level_key == "operations" && operation_lines != nullptr) {
-      operation_lines->push_back(newlines + 1);
-    }
-    return true;
-  };
+  json document;
   try {
-    return json::parse(LineCountingIterator(text.data(), &newlines),
-                       LineCountingIterator(text.data() + text.size(), &newlines), callback);
+    document = json::parse(text);
   } catch (const json::parse_error& e) {
     std::string message = e.what();
     if (const std::size_t column = message.find(", column "); column != std::string::npos) {
@@ -401,6 +437,13 @@ json parse_json_text(std::string_view text, const std::string& origin,
     throw InputError(origin, line_of_byte(text, e.byte == 0 ? 0 : e.byte - 1),
                      "invalid JSON: " + message);
   }
+  if (operation_lines != nullptr) {
+    std::uint32_t newlines = 0;
+    OperationLineRecorder recorder(&newlines, operation_lines);
+    json::sax_parse(LineCountingIterator(text.data(), &newlines),
+                    LineCountingIterator(text.data() + text.size(), &newlines), &recorder);
+  }
+  return document;
 }
 
 LoadedHistory read_json_history(std::string_view text, const std::string& origin) {

@@ -2,7 +2,6 @@
 // one-line error format and the --json output.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,69 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_fixture.h"
+
 namespace linfault::tests {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("linfault_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs `linfault <args>` from the project root (ctest's working directory).
-  RunResult run(const std::string& args, const std::string& stdin_path = "/dev/null") {
-    const fs::path out = dir_ / "stdout";
-    const fs::path err = dir_ / "stderr";
-    const std::string command = std::string("'") + LINFAULT_BINARY + "' " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "' <'" + stdin_path + "'";
-    const int status = std::system(command.c_str());
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_file(out);
-    result.err = read_file(err);
-    return result;
-  }
-
-  std::string write(const std::string& name, const std::string& content) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << content;
-    return path.string();
-  }
-
-  static std::string shared(const std::string& path) {
-    return std::string(LINFAULT_SHARED_DIR) + "/data/" + path;
-  }
-
-  fs::path dir_;
-};
-
-// The error is exactly one line: "linfault: <where>: <problem>".
-void expect_one_line_error(const RunResult& result, const std::string& prefix,
-                           const std::string& fragment) {
-  EXPECT_EQ(result.err.rfind("linfault: " + prefix, 0), 0u) << result.err;
-  EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
-  ASSERT_FALSE(result.err.empty());
-  EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
-}
+using CliTest = CliFixture;
 
 TEST_F(CliTest, ViolationExitsOneAndNamesTheCulpritsLine) {
   const RunResult result = run("check examples/stack-pop-pop.edn --model stack");
@@ -83,8 +27,15 @@ TEST_F(CliTest, ViolationExitsOneAndNamesTheCulpritsLine) {
       << result.out;
   EXPECT_NE(result.out.find("culprit"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("(examples/stack-pop-pop.edn:"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("longest partial linearization"), std::string::npos) << result.out;
+  // The stack monitor decides it and says how to get a partial linearization; the search gives one.
+  EXPECT_NE(result.out.find("monitor:stack"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("--algo search prints the longest partial one"), std::string::npos)
+      << result.out;
   EXPECT_TRUE(result.err.empty()) << result.err;
+  const RunResult search = run("check examples/stack-pop-pop.edn --model stack --algo search");
+  EXPECT_EQ(search.exit_code, 1) << search.err;
+  EXPECT_NE(search.out.find("longest partial linearization (3 operations)"), std::string::npos)
+      << search.out;
 }
 
 TEST_F(CliTest, LinearizableExitsZeroWithImpliedModel) {

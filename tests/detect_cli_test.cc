@@ -2,8 +2,6 @@
 // saved runs and their replay.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,49 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_fixture.h"
+
 namespace linfault::tests {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-class DetectCliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("linfault_detect_cli_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  RunResult run(const std::string& args) {
-    const fs::path out = dir_ / "stdout";
-    const fs::path err = dir_ / "stderr";
-    const std::string command = std::string("'") + LINFAULT_BINARY + "' " + args + " >'" +
-                                out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const int status = std::system(command.c_str());
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_file(out);
-    result.err = read_file(err);
-    return result;
-  }
-
-  fs::path dir_;
-};
+using DetectCliTest = CliFixture;
 
 TEST_F(DetectCliTest, FindsTheTreiberBugSavesTheRunsAndReportsJson) {
   const fs::path runs = dir_ / "runs";

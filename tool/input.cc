@@ -1,7 +1,11 @@
 #include "tool/input.h"
 
+#include <fstream>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
+#include "detect/saved_run.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
 
@@ -14,13 +18,35 @@ std::string model_name_list() {
   return out;
 }
 
+namespace {
+
+// A run saved by `linfault detect --out` (docs/formats.md, "Saved runs"): a JSON object tagged
+// "saved-run". Only consulted when the file did not read as a history.
+bool is_saved_run(const std::string& file) {
+  std::ifstream in(file);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.value("linfault", "") == "saved-run";
+}
+
+}  // namespace
+
 Input load_input(const std::string& file, const std::string& format_name,
                  const std::string& model) {
   const std::optional<history::Format> format = history::parse_format_name(format_name);
   if (!format) throw UsageError("unknown format '" + format_name + "'");
-  Input input{file == "-" ? history::load_history(std::cin, "<stdin>", *format)
-                          : history::load_history_file(file, *format),
-              model};
+  Input input;
+  try {
+    input.loaded = file == "-" ? history::load_history(std::cin, "<stdin>", *format)
+                               : history::load_history_file(file, *format);
+  } catch (const history::InputError&) {
+    const bool json_allowed =
+        *format == history::Format::kAuto || *format == history::Format::kJson;
+    if (file == "-" || !json_allowed || !is_saved_run(file)) throw;
+    detect::SavedRun run = detect::read_saved_run(file);
+    input.loaded =
+        history::LoadedHistory{std::move(run.history), history::Format::kJson, run.model};
+  }
+  input.model = model;
   if (input.model.empty()) {
     if (!input.loaded.model) {
       throw UsageError(file + ": the " + history::format_name(input.loaded.format) +

@@ -3,7 +3,8 @@
 // Shared by the commands that take a HISTORY argument (check, localize, minimize): the format is
 // recognized by content unless given, and the model defaults to the one the file implies (a
 // fastlin header, the etcd log's cas-register, ...); when the file implies none and no --model is
-// given, a UsageError lists the model names.
+// given, a UsageError lists the model names. A run saved by `linfault detect --out` is accepted
+// too: its recorded history and its target's model are used.
 //
 // Thread-safety: pure functions (they read files).
 

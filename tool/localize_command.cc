@@ -61,7 +61,13 @@ void run_localize(const LocalizeArguments& args) {
       std::cout << " (line " << h.op(loc.culprit).source.return_line << ")";
     }
     std::cout << "\nwitnesses of the linearizable prefixes (OpOrder), largest first:\n";
-    for (const localize::Witness& w : loc.op_order) {
+    constexpr std::size_t kShown = 8;
+    for (std::size_t k = 0; k < loc.op_order.size(); ++k) {
+      const localize::Witness& w = loc.op_order[k];
+      if (k == kShown) {
+        std::cout << "  ... " << loc.op_order.size() - kShown << " more (--json lists all)\n";
+        break;
+      }
       std::cout << "  " << w.order.size() << " ops, explain the first " << w.prefix_events
                 << " events:";
       for (history::OpIndex i : w.order) std::cout << " " << h.op(i).call.to_string();

@@ -125,6 +125,12 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
         out += "  culprit: its last response cannot be explained:\n    " +
                describe(history, verdict.culprit, true) + "\n";
       }
+      if (verdict.longest_partial.empty() && verdict.algorithm.starts_with("monitor")) {
+        out +=
+            "  (the monitor builds no linearization; --algo search prints the longest "
+            "partial one)\n";
+        break;
+      }
       out += "  longest partial linearization (" + std::to_string(verdict.longest_partial.size()) +
              " operations):\n";
       append_operations(out, history, verdict.longest_partial, kShown);

@@ -1,0 +1,100 @@
+// `linfault localize` and `linfault minimize` end to end: on the bundled example, on a Jepsen
+// etcd history, on a run saved by `linfault detect`, and on bad input.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_fixture.h"
+
+namespace linfault::tests {
+namespace {
+
+using PipelineCliTest = CliFixture;
+
+TEST_F(PipelineCliTest, LocalizeReportsPrefixCulpritAndOpOrder) {
+  const RunResult r = run("localize examples/stack-pop-pop.edn --model stack --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "violation");
+  EXPECT_EQ(j["prefix_events"], 8);
+  EXPECT_EQ(j["culprit"]["method"], "pop");
+  EXPECT_EQ(j["culprit"]["result"], 2);
+  ASSERT_TRUE(j["op_order"].is_array());
+  ASSERT_GE(j["op_order"].size(), 2u);
+  // Largest first, down to the empty witness.
+  EXPECT_GT(j["op_order"][0]["operations"].get<int>(), j["op_order"][1]["operations"].get<int>());
+  EXPECT_EQ(j["op_order"].back()["operations"], 0);
+
+  const RunResult text = run("localize examples/stack-pop-pop.edn --model stack");
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("shortest non-linearizable prefix: the first 8 events"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST_F(PipelineCliTest, MinimizeShrinksTheExampleToPopPop) {
+  const RunResult r = run("minimize examples/stack-pop-pop.edn --model stack --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json tc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tc["linfault"], "test-case");
+  EXPECT_TRUE(tc["target"].is_null());
+  EXPECT_EQ(tc["model"], "stack");
+  ASSERT_EQ(tc["ps"].size(), 1u);
+  EXPECT_EQ(tc["ps"][0]["method"], "push");
+  ASSERT_EQ(tc["pc"].size(), 2u);  // pop || pop, both returning 2
+  EXPECT_EQ(tc["pc"][0][0]["method"], "pop");
+  EXPECT_EQ(tc["pc"][1][0]["method"], "pop");
+  EXPECT_EQ(tc["pc"][0][0]["result"], tc["pc"][1][0]["result"]);
+  EXPECT_TRUE(tc["pr"].empty());
+  EXPECT_TRUE(tc["one_minimal"].get<bool>());
+  EXPECT_NE(tc["guarantee"].get<std::string>().find("history-level"), std::string::npos);
+  EXPECT_EQ(tc["history"]["operations"].size(), 3u);
+}
+
+TEST_F(PipelineCliTest, MinimizeEtcdHistoryToAFewOperations) {
+  const RunResult r = run("minimize '" + shared("porcupine/jepsen/etcd_000.log") + "' --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json tc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tc["model"], "cas-register");
+  EXPECT_LE(tc["history"]["operations"].size(), 6u);
+  EXPECT_GE(tc["history"]["operations"].size(), 2u);
+  EXPECT_EQ(tc["original_operations"], 85);
+}
+
+TEST_F(PipelineCliTest, MinimizeAcceptsARunSavedByDetect) {
+  const std::string out = (dir_ / "runs").string();
+  const RunResult detect =
+      run("detect --target treiber_stack_buggy --scheduler pct --threads 2 "
+          "--ops 5 --histories 40 --seed 1 --json --out '" +
+          out + "'");
+  ASSERT_EQ(detect.exit_code, 1) << detect.out << detect.err;
+  const std::string saved = nlohmann::json::parse(detect.out)["saved"][0];
+  const RunResult r = run("minimize '" + saved + "' --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json tc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tc["model"], "stack");
+  EXPECT_LE(tc["history"]["operations"].size(), 4u);
+}
+
+TEST_F(PipelineCliTest, LinearizableInputAndBadInput) {
+  const std::string ok = write("ok.edn",
+                               "{:process 0, :type :invoke, :f :push, :value 1}\n"
+                               "{:process 0, :type :ok, :f :push, :value 1}\n");
+  EXPECT_EQ(run("minimize '" + ok + "' --model stack").exit_code, 0);
+  EXPECT_EQ(run("localize '" + ok + "' --model stack").exit_code, 0);
+  const RunResult target = run("minimize '" + ok + "' --model stack --target treiber_stack_buggy");
+  EXPECT_EQ(target.exit_code, 64);
+  expect_one_line_error(target, "", "not built yet");
+  const RunResult missing = run("localize '" + (dir_ / "absent").string() + "' --model stack");
+  EXPECT_EQ(missing.exit_code, 66);
+  const std::string bad = write("bad.edn", "{:process 0, :type :ok, :f :push, :value 1}\n");
+  const RunResult malformed = run("minimize '" + bad + "' --model stack");
+  EXPECT_EQ(malformed.exit_code, 65);
+  expect_one_line_error(malformed, bad + ":1: ", "unmatched :ok for process 0");
+}
+
+}  // namespace
+}  // namespace linfault::tests
