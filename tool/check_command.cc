@@ -51,14 +51,7 @@ void run_check(const CheckArguments& args) {
   } else {
     std::cout << verdict_to_text(verdict, loaded.history, args.file, args.witness) << std::flush;
   }
-  switch (verdict.result) {
-    case detect::Result::kLinearizable:
-      throw CLI::RuntimeError(kExitSuccess);
-    case detect::Result::kViolation:
-      throw CLI::RuntimeError(kExitViolation);
-    case detect::Result::kUnknown:
-      throw CLI::RuntimeError(kExitUnknown);
-  }
+  exit_with_verdict(verdict.result);
 }
 
 }  // namespace

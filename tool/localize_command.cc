@@ -74,14 +74,7 @@ void run_localize(const LocalizeArguments& args) {
       std::cout << "\n";
     }
   }
-  switch (loc.verdict.result) {
-    case detect::Result::kLinearizable:
-      throw CLI::RuntimeError(kExitSuccess);
-    case detect::Result::kViolation:
-      throw CLI::RuntimeError(kExitViolation);
-    case detect::Result::kUnknown:
-      throw CLI::RuntimeError(kExitUnknown);
-  }
+  exit_with_verdict(loc.verdict.result);
 }
 
 }  // namespace

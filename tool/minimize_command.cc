@@ -57,8 +57,7 @@ void run_minimize(const MinimizeArguments& args) {
       std::cout << verdict_to_text(m.original, h, args.file, false)
                 << "nothing to minimize: " << m.note << "\n";
     }
-    throw CLI::RuntimeError(m.original.result == detect::Result::kLinearizable ? kExitSuccess
-                                                                               : kExitUnknown);
+    exit_with_verdict(m.original.result);  // linearizable or unknown
   }
   minimize::TestCase tc = minimize::test_case_from_history(input.model, m.minimal, m.culprit);
   tc.guarantee = guarantee_of(m);

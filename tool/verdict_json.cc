@@ -1,5 +1,7 @@
 #include "tool/verdict_json.h"
 
+#include "tool/commands.h"
+
 #include <cstdio>
 
 #include "history/json_format.h"
@@ -146,6 +148,18 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
       break;
   }
   return out;
+}
+
+void exit_with_verdict(detect::Result result) {
+  switch (result) {
+    case detect::Result::kLinearizable:
+      throw CLI::RuntimeError(kExitSuccess);
+    case detect::Result::kViolation:
+      throw CLI::RuntimeError(kExitViolation);
+    case detect::Result::kUnknown:
+      break;
+  }
+  throw CLI::RuntimeError(kExitUnknown);
 }
 
 }  // namespace linfault::tool

@@ -35,6 +35,10 @@ nlohmann::json verdict_to_json(const detect::Verdict& verdict, const history::Hi
 std::string verdict_to_text(const detect::Verdict& verdict, const history::History& history,
                             const std::string& label, bool include_witness);
 
+// Ends the command with the exit code of `result` (0 linearizable, 1 violation, 2 unknown), by
+// throwing CLI::RuntimeError as tool/commands.h describes.
+[[noreturn]] void exit_with_verdict(detect::Result result);
+
 }  // namespace linfault::tool
 
 #endif  // LINFAULT_TOOL_VERDICT_JSON_H_

@@ -7,25 +7,26 @@
 #include <string>
 
 #include "detect/monitors/monitor.h"
-#include "detect/monitors/verdicts_tsv.h"
 #include "history/formats.h"
+#include "tests/verdict_rows.h"
 
 namespace linfault::detect {
 namespace {
 
 TEST(SharedData, AutoGivesEveryHistoryItsVerdict) {
   int checked = 0;
-  for (const VerdictRow& row : verdict_rows()) {
+  for (const tests::VerdictRow& row : tests::verdict_rows("")) {
     if (row.path.find("etcd_095") != std::string::npos)
       continue;  // empty: the cluster never started
     SCOPED_TRACE(row.path);
     const history::LoadedHistory loaded =
-        history::load_history_file(std::string(LINFAULT_SHARED_DIR) + "/data/" + row.path);
+        history::load_history_file(tests::shared_data_dir() + row.path);
     CheckOptions options;
     options.want_witness = false;
     options.timeout_seconds = 60;
     const Verdict v = check_auto(row.model, loaded.history, options, Algo::kAuto);
-    EXPECT_EQ(v.result, expected_result(row.expected));
+    EXPECT_EQ(v.result,
+              (row.expected == "linearizable" ? Result::kLinearizable : Result::kViolation));
     ++checked;
   }
   EXPECT_GE(checked, 180);

@@ -8,23 +8,24 @@
 
 #include "detect/checker.h"
 #include "detect/monitors/monitor.h"
-#include "detect/monitors/verdicts_tsv.h"
 #include "history/formats.h"
+#include "tests/verdict_rows.h"
 
 namespace linfault::detect {
 namespace {
 
 TEST(SharedData, FastlinAndSnapshotHistoriesAreDecidedByTheMonitors) {
   int checked = 0;
-  for (const VerdictRow& row : verdict_rows()) {
+  for (const tests::VerdictRow& row : tests::verdict_rows("")) {
     if (row.path.rfind("fastlin/", 0) != 0 && row.path.rfind("snapshot/", 0) != 0) continue;
     SCOPED_TRACE(row.path);
     const history::LoadedHistory loaded =
-        history::load_history_file(std::string(LINFAULT_SHARED_DIR) + "/data/" + row.path);
+        history::load_history_file(tests::shared_data_dir() + row.path);
     ASSERT_EQ(loaded.model, row.model);
     const MonitorResult r = run_monitor(row.model, loaded.history, CheckOptions{});
     ASSERT_TRUE(r.verdict) << r.unsupported;
-    EXPECT_EQ(r.verdict->result, expected_result(row.expected));
+    EXPECT_EQ(r.verdict->result,
+              (row.expected == "linearizable" ? Result::kLinearizable : Result::kViolation));
     EXPECT_EQ(r.verdict->algorithm, "monitor:" + row.model);
     if (row.path.rfind("fastlin/", 0) == 0 && r.verdict->result == Result::kViolation) {
       const Verdict search = check_history(row.model, loaded.history, CheckOptions{});
