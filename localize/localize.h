@@ -14,7 +14,9 @@
 // take the shortest prefix w' of w that holds every operation completed within H_p(r). An op x
 // in w' either completed within H_p(r) or precedes such an op o in w; since w respects real-time
 // order, x was invoked before o's response, hence within H_p(r), where it is pending (any result
-// is allowed). So w' is legal and explains H_p(r).
+// is allowed). So w' is legal and explains H_p(r). For a history checked one key at a time (kv,
+// set), w and so every witness covers the failing key's operations only: the other keys are
+// independent of the violation.
 //
 // Thread-safety: a pure function of its arguments.
 
