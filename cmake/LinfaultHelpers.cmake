@@ -26,4 +26,11 @@ function(linfault_test name)
     LINFAULT_BINARY_DIR="${PROJECT_BINARY_DIR}")
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  # `native_tests` builds just the tests of real-thread execution (the ThreadSanitizer job).
+  if("native" IN_LIST ARG_LABELS)
+    if(NOT TARGET native_tests)
+      add_custom_target(native_tests)
+    endif()
+    add_dependencies(native_tests ${name})
+  endif()
 endfunction()

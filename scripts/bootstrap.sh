@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages linfault needs (only the missing ones), then configures and builds.
 # Usage: scripts/bootstrap.sh BUILD_DIR [extra cmake args...]
+# LINFAULT_BUILD_TARGET=T builds only target T (default: everything).
 set -euo pipefail
 build_dir=${1:?usage: scripts/bootstrap.sh BUILD_DIR [cmake args...]}
 shift
@@ -22,4 +23,4 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S "$root" -B "$build_dir" -G Ninja "$@" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+cmake --build "$build_dir" -j "$(nproc)" ${LINFAULT_BUILD_TARGET:+--target "$LINFAULT_BUILD_TARGET"}

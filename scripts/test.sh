@@ -24,6 +24,6 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900
 
 echo "== ThreadSanitizer (native-thread tests)" >&2
-sanitizer_build build-tsan thread
+LINFAULT_BUILD_TARGET=native_tests sanitizer_build build-tsan thread
 TSAN_OPTIONS=halt_on_error=1 \
   ctest --test-dir build-tsan --output-on-failure -j "$jobs" --timeout 900 -L native
