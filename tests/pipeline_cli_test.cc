@@ -1,8 +1,10 @@
-// `linfault localize` and `linfault minimize` end to end: on the bundled example, on a Jepsen
-// etcd history, on a run saved by `linfault detect`, and on bad input.
+// `linfault localize`, `linfault minimize` and `linfault run` end to end: on the bundled example,
+// on a Jepsen etcd history, on a run saved by `linfault detect` (minimized on its target), the
+// whole pipeline on a buggy target and a control, and on bad input.
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -76,7 +78,49 @@ TEST_F(PipelineCliTest, MinimizeAcceptsARunSavedByDetect) {
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const nlohmann::json tc = nlohmann::json::parse(r.out);
   EXPECT_EQ(tc["model"], "stack");
-  EXPECT_LE(tc["history"]["operations"].size(), 4u);
+  EXPECT_EQ(tc["target"], "treiber_stack_buggy");
+  // Re-executed on the target: a 1 || 1 concurrent part, a schedule and a proven guarantee.
+  ASSERT_EQ(tc["pc"].size(), 2u);
+  EXPECT_EQ(tc["pc"][0].size(), 1u);
+  EXPECT_EQ(tc["pc"][1].size(), 1u);
+  EXPECT_TRUE(tc["schedule"].is_string());
+  EXPECT_TRUE(tc["minimization"]["minimal_exhaustive"].get<bool>());
+  EXPECT_NE(tc["guarantee"].get<std::string>().find("exhaustive"), std::string::npos);
+  EXPECT_LE(tc["history"]["operations"].size(), 5u);
+}
+
+TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
+  const std::string out = (dir_ / "repro").string();
+  const RunResult r =
+      run("run --target lf_list_buggy --scheduler pct --seed 1 --json --out '" + out + "'");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress when stderr is not a terminal
+  const nlohmann::json tc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tc["target"], "lf_list_buggy");
+  EXPECT_EQ(tc["model"], "set");
+  EXPECT_GE(tc["detection"]["histories"].get<int>(), 1);
+  EXPECT_GE(tc["detection"]["violations"].get<int>(), 1);
+  // Ps = add(x); Pc = remove(x) || remove(x), both returning true.
+  ASSERT_EQ(tc["ps"].size(), 1u);
+  EXPECT_EQ(tc["ps"][0]["method"], "add");
+  ASSERT_EQ(tc["pc"].size(), 2u);
+  for (const auto& thread : tc["pc"]) {
+    ASSERT_EQ(thread.size(), 1u);
+    EXPECT_EQ(thread[0]["method"], "remove");
+    EXPECT_EQ(thread[0]["args"], tc["ps"][0]["args"]);
+    EXPECT_EQ(thread[0]["result"], true);
+  }
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / "testcase.json"));
+  EXPECT_TRUE(std::filesystem::exists(tc["detection"]["saved_run"].get<std::string>()));
+
+  const RunResult text = run("run --target treiber_stack_buggy --seed 1");
+  ASSERT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("Ps: push("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("guarantee: buggy"), std::string::npos) << text.out;
+
+  const RunResult control = run("run --target treiber_stack --histories 20 --json");
+  ASSERT_EQ(control.exit_code, 0) << control.out << control.err;
+  EXPECT_TRUE(nlohmann::json::parse(control.out)["test_case"].is_null());
 }
 
 TEST_F(PipelineCliTest, LinearizableInputAndBadInput) {
@@ -85,9 +129,14 @@ TEST_F(PipelineCliTest, LinearizableInputAndBadInput) {
                                "{:process 0, :type :ok, :f :push, :value 1}\n");
   EXPECT_EQ(run("minimize '" + ok + "' --model stack").exit_code, 0);
   EXPECT_EQ(run("localize '" + ok + "' --model stack").exit_code, 0);
-  const RunResult target = run("minimize '" + ok + "' --model stack --target treiber_stack_buggy");
-  EXPECT_EQ(target.exit_code, 64);
-  expect_one_line_error(target, "", "not built yet");
+  EXPECT_EQ(run("minimize '" + ok + "' --model stack --target treiber_stack_buggy").exit_code, 0);
+  const RunResult unknown = run("minimize '" + ok + "' --model stack --target no_such_target");
+  EXPECT_EQ(unknown.exit_code, 64);
+  expect_one_line_error(unknown, "", "no_such_target");
+  const RunResult mismatch =
+      run("minimize '" + ok + "' --model queue --target treiber_stack_buggy");
+  EXPECT_EQ(mismatch.exit_code, 64);
+  expect_one_line_error(mismatch, "", "is checked against model stack, not queue");
   const RunResult missing = run("localize '" + (dir_ / "absent").string() + "' --model stack");
   EXPECT_EQ(missing.exit_code, 66);
   const std::string bad = write("bad.edn", "{:process 0, :type :ok, :f :push, :value 1}\n");

@@ -44,6 +44,7 @@ void add_detect_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_localize_command(CLI::App& app);
 void add_minimize_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 }  // namespace linfault::tool
 

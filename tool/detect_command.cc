@@ -2,8 +2,6 @@
 // each and saves the failing runs (detect/driver.h). Prints what Table II of the CGVT paper
 // reports: non-linearizable/total and the average time per history.
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,63 +14,17 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
-#include "structure_tree/dpct_estimator.h"
-#include "structure_trees/linfault_targets.h"
 #include "targets/registry.h"
 #include "tool/commands.h"
+#include "tool/detection_options.h"
+#include "tool/progress.h"
 
 namespace linfault::tool {
 namespace {
 
-struct DetectArguments {
-  std::string target;
-  std::size_t threads = 2;
-  std::size_t ops = 10;
-  std::uint64_t histories = 100;
-  std::string scheduler = "dpct";
-  bool heuristic = false;
-  std::size_t round_ops = 3;
-  unsigned depth = 3;
-  std::uint64_t k = 0;
-  std::uint64_t seed = 1;
-  unsigned jobs = 1;
+struct DetectArguments : DetectionArguments {
   std::string out;
-  double timeout_seconds = 10;
-  std::uint64_t max_steps = 200'000;
   bool json = false;
-};
-
-// The structure trees the build embedded in linfault_targets, or null when it had no extractor.
-std::shared_ptr<const structure_tree::TreeSet> embedded_trees() {
-  const std::string_view text = structure_tree::embedded::linfault_targets();
-  if (text.empty()) return nullptr;
-  auto trees = std::make_shared<const structure_tree::TreeSet>(
-      structure_tree::parse_tree_set(text, "embedded linfault_targets trees"));
-  return trees->operations.empty() ? nullptr : trees;
-}
-
-// A one-line counter on a terminal, redrawn at most ten times a second.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-  void update(const detect::Progress& p) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (p.done < p.total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    std::fprintf(stderr, "\r%llu/%llu histories, %llu violations, %.1f s ",
-                 static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total),
-                 static_cast<unsigned long long>(p.violations), p.elapsed_seconds);
-    drawn_ = true;
-  }
-  void finish() {
-    if (drawn_) std::fputs("\n", stderr);
-  }
-
- private:
-  bool enabled_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point last_{};
 };
 
 std::uint64_t outcome_count(const detect::DetectionReport& report, dpct::RunOutcome outcome) {
@@ -80,45 +32,20 @@ std::uint64_t outcome_count(const detect::DetectionReport& report, dpct::RunOutc
 }
 
 void run_detect(const DetectArguments& args) {
-  const targets::Target& target = [&]() -> const targets::Target& {
-    try {
-      return targets::find(args.target);
-    } catch (const targets::UnknownTarget& e) {
-      throw UsageError(e.what());
-    }
-  }();
-  detect::DriverOptions options;
-  options.threads = args.threads;
-  options.ops_per_thread = args.ops;
-  options.histories = args.histories;
-  options.scheduler = *detect::parse_scheduler_kind(args.scheduler);
-  options.heuristic = args.heuristic;
-  options.round_ops = args.round_ops;
-  options.depth = args.depth;
-  options.steps = args.k;
-  options.seed = args.seed;
-  options.jobs = args.jobs;
-  options.check_timeout_seconds = args.timeout_seconds;
-  options.max_steps = args.max_steps;
-  if (options.scheduler == detect::SchedulerKind::kDpct) {
-    if (auto trees = embedded_trees()) {
-      options.step_estimator = [trees](const targets::Target&) {
-        return std::make_unique<structure_tree::TreeStepEstimator>(
-            trees, structure_tree::TreeEstimatorOptions{});
-      };
-    }
-  }
+  const targets::Target& target = find_target(args.target);
+  const detect::DriverOptions options = driver_options(args);
   if (!args.out.empty()) {
     std::error_code error;
     std::filesystem::create_directories(args.out, error);
     if (error) throw UsageError("--out " + args.out + ": cannot create: " + error.message());
   }
 
-  ProgressLine progress(::isatty(STDERR_FILENO) != 0);
+  ProgressLine progress;
   detect::DetectionReport report;
   try {
-    report = detect::run_detection(target, options,
-                                   [&progress](const detect::Progress& p) { progress.update(p); });
+    report = detect::run_detection(target, options, [&progress](const detect::Progress& p) {
+      progress.update(detection_progress_text(p), p.done == p.total);
+    });
   } catch (const std::invalid_argument& e) {
     progress.finish();
     throw UsageError(e.what());
@@ -185,59 +112,10 @@ void add_detect_command(CLI::App& app) {
   CLI::App* detect = app.add_subcommand(
       "detect",
       "Run random histories of a target under a scheduler, check each and save the failing runs.");
-  detect->add_option("-t,--target", args->target, "Target name (see `linfault targets`)")
-      ->required();
-  detect->add_option("-n,--threads", args->threads, "Threads per history (N)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  detect->add_option("-m,--ops", args->ops, "Operations per thread (M)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  detect->add_option("-s,--histories", args->histories, "Histories to run and check (S)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  detect
-      ->add_option("--scheduler", args->scheduler,
-                   "native: real threads, stress (the paper's B); random: random walk; pct: PCT "
-                   "with k from pilot runs (or --k); dpct: PCT with k from structure trees, "
-                   "revised during the run (the paper's D; falls back to pct with pilot k, and "
-                   "says so, in builds without trees)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"native", "random", "pct", "dpct"}));
-  detect->add_flag(
-      "--heuristic", args->heuristic,
-      "The paper's H (Sec. III-C: a minimal test case has a thread running one operation in "
-      "Pc): cut each history into rounds separated by barriers; in round r thread r mod N runs "
-      "exactly one operation while every other thread runs its next --round-ops operations, "
-      "and no operation of a round starts before all of the previous round have returned. "
-      "Controlled schedulers only");
-  detect
-      ->add_option("--round-ops", args->round_ops,
-                   "--heuristic: operations of the other threads per round")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  detect->add_option("-d,--depth", args->depth, "PCT bug depth d")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  detect->add_option("--k", args->k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
-      ->capture_default_str();
-  detect->add_option("--seed", args->seed, "History i uses seed SEED+i (rerun one with -s 1)")
-      ->capture_default_str();
-  detect->add_option("-j,--jobs", args->jobs, "Worker threads (results do not depend on it)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_detection_options(*detect, *args, /*target_required=*/true);
   detect->add_option("-o,--out", args->out,
                      "Save each failing run (violation, unknown, deadlock, livelock, crash) as "
                      "DIR/<target>-<seed>.json, for `linfault replay`");
-  detect
-      ->add_option("--timeout", args->timeout_seconds,
-                   "Seconds per history check before it counts as unknown (0: none)")
-      ->capture_default_str();
-  detect
-      ->add_option("--max-steps", args->max_steps,
-                   "Scheduling points before a controlled run counts as a livelock")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
   detect->add_flag("--json", args->json,
                    "Print one JSON object: target, scheduler, histories, violations, unknown, "
                    "deadlocks, livelocks, crashes, avg_ms, first_failing_seed, saved");

@@ -42,9 +42,9 @@ Input load_input(const std::string& file, const std::string& format_name,
     const bool json_allowed =
         *format == history::Format::kAuto || *format == history::Format::kJson;
     if (file == "-" || !json_allowed || !is_saved_run(file)) throw;
-    detect::SavedRun run = detect::read_saved_run(file);
-    input.loaded =
-        history::LoadedHistory{std::move(run.history), history::Format::kJson, run.model};
+    input.saved_run = detect::read_saved_run(file);
+    input.loaded = history::LoadedHistory{input.saved_run->history, history::Format::kJson,
+                                          input.saved_run->model};
   }
   input.model = model;
   if (input.model.empty()) {

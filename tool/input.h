@@ -11,8 +11,10 @@
 #ifndef LINFAULT_TOOL_INPUT_H_
 #define LINFAULT_TOOL_INPUT_H_
 
+#include <optional>
 #include <string>
 
+#include "detect/saved_run.h"
 #include "history/formats.h"
 
 namespace linfault::tool {
@@ -20,6 +22,8 @@ namespace linfault::tool {
 struct Input {
   history::LoadedHistory loaded;
   std::string model;  // the --model given, else the one the file implies
+  // Set when the file is a run saved by `linfault detect` (its target, workload and schedule).
+  std::optional<detect::SavedRun> saved_run;
 };
 
 // `file` "-" reads standard input. Throws history::OpenError / InputError / UsageError.

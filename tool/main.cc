@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   tool::add_replay_command(app);
   tool::add_localize_command(app);
   tool::add_minimize_command(app);
+  tool::add_run_command(app);
 
   try {
     app.parse(argc, argv);

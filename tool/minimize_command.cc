@@ -1,13 +1,21 @@
-// `linfault minimize FILE`: the smallest failing sub-history of a recorded history, as a test
-// case (Ps, Pc, Pr) with observed results (history-level minimization, minimize/).
+// `linfault minimize FILE`: the smallest failing test case (Ps, Pc, Pr).
+//   - FILE is a run saved by `linfault detect`, or --target T is given: target-level
+//     minimization, re-executing every candidate on the object (minimize/target_minimizer.h);
+//   - otherwise history-level minimization of the recorded history (the smallest failing
+//     sub-history, with observed results; minimize/history_minimizer.h).
 
 #include <iostream>
 #include <memory>
 
+#include "detect/checker.h"
 #include "minimize/history_minimizer.h"
+#include "minimize/target_minimizer.h"
 #include "minimize/test_case.h"
 #include "tool/commands.h"
+#include "tool/detection_options.h"
 #include "tool/input.h"
+#include "tool/progress.h"
+#include "tool/test_case_output.h"
 #include "tool/verdict_json.h"
 
 namespace linfault::tool {
@@ -20,6 +28,7 @@ struct MinimizeArguments {
   std::string target;
   double timeout_seconds = 60;
   bool json = false;
+  TestCaseArguments test_case;
 };
 
 std::string guarantee_of(const minimize::HistoryMinimization& m) {
@@ -36,13 +45,67 @@ std::string guarantee_of(const minimize::HistoryMinimization& m) {
          checks;
 }
 
-void run_minimize(const MinimizeArguments& args) {
-  if (!args.target.empty()) {
-    throw UsageError(
-        "minimize --target (re-executing the test case on the object under dpct) is not built "
-        "yet; without --target, minimize works on the recorded history alone");
+// Target-level: the saved run's target, or --target for a history recorded some other way.
+void minimize_on_target(const MinimizeArguments& args, const Input& input) {
+  const std::string target_name = args.target.empty() ? input.saved_run->target : args.target;
+  const targets::Target& target = find_target(target_name);
+  if (input.saved_run && input.saved_run->target != target.name) {
+    throw UsageError(args.file + ": the run was saved from target " + input.saved_run->target +
+                     ", not " + target.name);
   }
+  if (input.model != target.model) {
+    throw UsageError(args.file + ": target " + target.name + " is checked against model " +
+                     target.model + ", not " + input.model);
+  }
+  const bool outcome_failure = input.saved_run &&
+                               input.saved_run->verdict.result != detect::Result::kViolation &&
+                               input.saved_run->outcome != dpct::RunOutcome::kOk;
+  if (!outcome_failure) {
+    detect::CheckOptions check;
+    check.timeout_seconds = args.timeout_seconds;
+    const detect::Verdict verdict = detect::check_history(input.model, input.loaded.history, check);
+    if (verdict.result != detect::Result::kViolation) {
+      if (args.json) {
+        nlohmann::json out = verdict_to_json(verdict, input.loaded.history, false);
+        out["file"] = args.file;
+        std::cout << out.dump() << std::endl;
+      } else {
+        std::cout << verdict_to_text(verdict, input.loaded.history, args.file, false)
+                  << "nothing to minimize\n";
+      }
+      exit_with_verdict(verdict.result);
+    }
+  }
+  minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
+  options.timeout_seconds = args.timeout_seconds;
+  options.step_estimator = tree_step_estimators();
+  ProgressLine progress;
+  options.progress = [&progress](const std::string& line) { progress.note(line); };
+  minimize::TargetMinimization m;
+  try {
+    m = input.saved_run ? minimize::minimize_saved_run(target, *input.saved_run, options)
+                        : minimize::minimize_history_on_target(target, input.loaded.history,
+                                                               std::nullopt, options);
+  } catch (const std::invalid_argument& e) {
+    throw history::InputError(args.file, 0, e.what());
+  }
+  progress.finish();
+  const std::string written = save_test_case_files(m, args.test_case);
+  if (args.json) {
+    nlohmann::json out = minimization_to_json(m);
+    out["file"] = args.file;
+    std::cout << out.dump() << std::endl;
+  } else {
+    std::cout << args.file << ": failing run of " << target.name << "\n";
+    print_minimization(std::cout, m, args.test_case.compact);
+    std::cout << written;
+  }
+  throw CLI::RuntimeError(kExitViolation);
+}
+
+void run_minimize(const MinimizeArguments& args) {
   const Input input = load_input(args.file, args.format, args.model);
+  if (input.saved_run || !args.target.empty()) minimize_on_target(args, input);
   const history::History& h = input.loaded.history;
   minimize::HistoryMinimizerOptions options;
   options.timeout_seconds = args.timeout_seconds;
@@ -97,15 +160,18 @@ void add_minimize_command(CLI::App& app) {
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("--target", args->target,
-                  "Re-execute on this target (not built yet: history-level only for now)");
+                  "Re-execute every candidate on this target (implied for a saved run); without "
+                  "it a history is minimized at the history level");
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Stop after S seconds with the smallest failing sub-history found so far "
                   "(reported as not proven minimal)")
       ->check(CLI::PositiveNumber)
       ->option_text("S");
   cmd->add_flag("--json", args->json, "Print the test case as one JSON object");
+  add_test_case_options(*cmd, args->test_case, /*timeout_option=*/false);
   cmd->footer(
       "Examples:\n"
+      "  linfault minimize runs/treiber_stack_buggy-3.json       (a run saved by detect --out)\n"
       "  linfault minimize examples/stack-pop-pop.edn --model stack\n"
       "  linfault minimize ../shared/data/porcupine/jepsen/etcd_000.log --json\n"
       "Exit codes: 1 a failing test case was produced, 0 the history is linearizable,\n"

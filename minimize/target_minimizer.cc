@@ -1,0 +1,951 @@
+#include "minimize/target_minimizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "detect/checker.h"
+#include "dpct/exhaustive.h"
+#include "dpct/pct_scheduler.h"
+#include "dpct/random_scheduler.h"
+#include "dpct/replay_scheduler.h"
+#include "localize/localize.h"
+#include "spec/registry.h"
+
+namespace linfault::minimize {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using history::Call;
+using history::History;
+using history::OpIndex;
+using history::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Model helpers (static dispatch over the built-in models).
+
+// Applies the ops `order` of `history` with their recorded results; nullopt when the model
+// rejects one (or has no build()). Returns the shortest calls that build the state reached.
+std::optional<std::vector<Call>> build_state_of(const std::string& model, const History& history,
+                                                const std::vector<OpIndex>& order) {
+  return spec::visit_model(model, [&](const auto& m) -> std::optional<std::vector<Call>> {
+    using M = std::decay_t<decltype(m)>;
+    if constexpr (spec::BuildableModel<M>) {
+      auto state = m.initial();
+      for (OpIndex i : order) {
+        auto compiled = m.compile(history.op(i));
+        if (std::holds_alternative<spec::ModelError>(compiled)) return std::nullopt;
+        if (const auto* op = std::get_if<typename M::Op>(&compiled)) {
+          if (!m.step(state, *op)) return std::nullopt;
+        }
+      }
+      return m.build(state);
+    } else {
+      return std::nullopt;
+    }
+  });
+}
+
+// Applies `calls` in order as operations whose results are not known (the model takes each
+// one's effect), then asks the model for the calls that reveal the state reached.
+std::vector<Call> reveal_after(const std::string& model, const std::vector<Call>& calls) {
+  return spec::visit_model(model, [&](const auto& m) -> std::vector<Call> {
+    using M = std::decay_t<decltype(m)>;
+    if constexpr (spec::RevealableModel<M>) {
+      auto state = m.initial();
+      for (const Call& call : calls) {
+        history::Operation op;
+        op.call = call;
+        op.outcome = history::Outcome::kPending;
+        auto compiled = m.compile(op);
+        if (const auto* o = std::get_if<typename M::Op>(&compiled)) {
+          auto next = state;
+          if (m.step(next, *o)) state = std::move(next);
+        }
+      }
+      return m.reveal(state);
+    } else {
+      return {};
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Candidates.
+
+struct Candidate {
+  std::vector<Call> ps;
+  std::vector<std::vector<Call>> pc;
+  std::vector<Call> pr;
+  // The process of the failing history (or the thread of the reference run) each Pc thread came
+  // from, so a recorded schedule can be projected onto the threads that remain.
+  std::vector<std::uint32_t> origin;
+
+  std::size_t pc_ops() const {
+    std::size_t n = 0;
+    for (const auto& t : pc) n += t.size();
+    return n;
+  }
+  std::size_t size() const { return ps.size() + pc_ops() + pr.size(); }
+  dpct::Workload workload() const { return dpct::Workload{ps, pc, pr}; }
+  void drop_empty_threads() {
+    for (std::size_t t = pc.size(); t-- > 0;) {
+      if (pc[t].empty()) {
+        pc.erase(pc.begin() + static_cast<std::ptrdiff_t>(t));
+        origin.erase(origin.begin() + static_cast<std::ptrdiff_t>(t));
+      }
+    }
+  }
+  std::string shape() const {
+    std::string s;
+    for (std::size_t t = 0; t < pc.size(); ++t) s += (t ? "|" : "") + std::to_string(pc[t].size());
+    return std::to_string(ps.size()) + "/" + (s.empty() ? "0" : s) + "/" +
+           std::to_string(pr.size());
+  }
+};
+
+// Address of one Pc operation.
+struct PcPosition {
+  std::size_t thread;
+  std::size_t index;
+};
+
+Candidate without(const Candidate& c, const std::vector<PcPosition>& removed) {
+  Candidate out = c;
+  std::vector<std::vector<bool>> drop(c.pc.size());
+  for (std::size_t t = 0; t < c.pc.size(); ++t) drop[t].assign(c.pc[t].size(), false);
+  for (const PcPosition& p : removed) drop[p.thread][p.index] = true;
+  for (std::size_t t = 0; t < c.pc.size(); ++t) {
+    out.pc[t].clear();
+    for (std::size_t i = 0; i < c.pc[t].size(); ++i) {
+      if (!drop[t][i]) out.pc[t].push_back(c.pc[t][i]);
+    }
+  }
+  out.drop_empty_threads();
+  return out;
+}
+
+std::vector<PcPosition> pc_positions(const Candidate& c) {
+  std::vector<PcPosition> out;
+  for (std::size_t t = 0; t < c.pc.size(); ++t) {
+    for (std::size_t i = 0; i < c.pc[t].size(); ++i) out.push_back({t, i});
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CHECK.
+
+// How hard CHECK tries before calling a candidate correct.
+struct CheckEffort {
+  std::uint64_t sampled = 0;
+  std::uint64_t exhaustive_executions = 0;
+  double sampling_seconds = 0;     // cap on the sampling phase
+  double enumeration_seconds = 0;  // cap on the enumeration phase (then: not exhausted)
+};
+
+struct CheckResult {
+  std::optional<dpct::Run> failing;
+  // No schedule fails and the enumeration was complete (within `bound`, if any).
+  bool exhausted = false;
+  std::optional<unsigned> bound;
+  std::string found_by;  // "replay", "sampling", "enumeration"
+};
+
+class Minimizer {
+ public:
+  Minimizer(const targets::Target& target, const TargetMinimizerOptions& options,
+            dpct::RunOutcome failing_outcome)
+      : target_(target),
+        options_(options),
+        failing_outcome_(failing_outcome),
+        start_(Clock::now()),
+        deadline_(start_ + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options.timeout_seconds))) {
+    execution_.record_history = true;
+    execution_.record_points = true;
+    execution_.max_steps = options.max_steps;
+    execution_.origin = "minimize";
+    for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
+  }
+
+  bool out_of_time() const { return Clock::now() >= deadline_; }
+  double elapsed_ms() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
+  std::uint64_t executions() const { return executions_; }
+  std::size_t candidates() const { return candidates_; }
+  const std::set<std::string>& methods() const { return methods_; }
+
+  bool fails(const dpct::Run& run) {
+    if (failing_outcome_ != dpct::RunOutcome::kOk) return run.outcome == failing_outcome_;
+    if (run.outcome == dpct::RunOutcome::kCrash) return false;
+    return detect::check_history(target_.model, run.history, options_.check).result ==
+           detect::Result::kViolation;
+  }
+
+  dpct::Run execute(const dpct::Workload& workload, dpct::Scheduler& scheduler) {
+    ++executions_;
+    return executor_.execute(target_.factory, workload, scheduler, execution_);
+  }
+
+  void set_reference(const dpct::Schedule& schedule, std::vector<std::uint32_t> origin) {
+    reference_ = schedule;
+    reference_origin_ = std::move(origin);
+  }
+
+  // A small candidate finishes in a few hundred scheduling points; a run far beyond that is
+  // spinning (a livelock), and letting it reach the detection cap would make each such
+  // schedule cost milliseconds. A livelock failure keeps the cap it was found with.
+  std::uint64_t step_cap(const Candidate& c) const {
+    if (failing_outcome_ == dpct::RunOutcome::kLivelock) return options_.max_steps;
+    return std::min<std::uint64_t>(options_.max_steps, 2000 + 200 * c.size());
+  }
+
+  CheckResult check(const Candidate& c, const CheckEffort& effort) {
+    ++candidates_;
+    CheckResult result;
+    const dpct::Workload workload = c.workload();
+    execution_.max_steps = step_cap(c);
+    if (c.pc.empty()) {  // sequential: one schedule
+      dpct::RandomScheduler scheduler(options_.seed);
+      dpct::Run run = execute(workload, scheduler);
+      if (fails(run)) {
+        result.failing = std::move(run);
+        result.found_by = "enumeration";
+      } else {
+        result.exhausted = true;
+      }
+      return result;
+    }
+    // 1. The reference schedule projected onto the remaining threads.
+    if (reference_) {
+      dpct::ReplayScheduler replay(project(*reference_, c.origin), dpct::ReplayMode::kLenient);
+      dpct::Run run = execute(workload, replay);
+      if (fails(run)) {
+        result.failing = std::move(run);
+        result.found_by = "replay";
+        return result;
+      }
+    }
+    // 2. Fresh schedules: PCT / D-PCT of depth 1..3, every fourth a random walk.
+    const Clock::time_point sampling_end = std::min(
+        deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(effort.sampling_seconds)));
+    std::uint64_t k = 0;
+    for (std::uint64_t i = 0; i < effort.sampled; ++i) {
+      if ((i & 15) == 15 && Clock::now() >= sampling_end) break;
+      const std::uint64_t seed = options_.seed * 0x9E3779B97F4A7C15ull + sample_counter_++;
+      dpct::Run run;
+      if (i % 4 == 3) {
+        dpct::RandomScheduler scheduler(seed);
+        run = execute(workload, scheduler);
+      } else {
+        dpct::PctOptions pct{.seed = seed,
+                             .depth = static_cast<unsigned>(i % 4) + 1,
+                             .steps = std::max<std::uint64_t>(k, 1)};
+        std::unique_ptr<dpct::PctScheduler> scheduler;
+        if (options_.step_estimator) {
+          scheduler = std::make_unique<dpct::PctScheduler>(pct, options_.step_estimator(target_));
+        } else {
+          scheduler = std::make_unique<dpct::PctScheduler>(pct);
+        }
+        run = execute(workload, *scheduler);
+      }
+      k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
+      if (fails(run)) {
+        result.failing = std::move(run);
+        result.found_by = "sampling";
+        return result;
+      }
+    }
+    // 3. Enumeration: all interleavings, then within the preemption bound.
+    if (effort.exhaustive_executions == 0) return result;
+    for (std::optional<unsigned> bound :
+         {std::optional<unsigned>(), std::optional<unsigned>(options_.preemption_bound)}) {
+      dpct::ExhaustiveOptions ex;
+      ex.max_preemptions = bound;
+      ex.max_executions = effort.exhaustive_executions;
+      ex.execution = execution_;
+      const Clock::time_point enumeration_end = std::min(
+          deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(effort.enumeration_seconds)));
+      bool timed_out = false;
+      const dpct::ExhaustiveResult found = dpct::explore_exhaustively(
+          executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
+            if ((executions_++ & 63) == 63 && Clock::now() >= enumeration_end) {
+              timed_out = true;
+              return true;
+            }
+            return fails(run);
+          });
+      if (timed_out) return result;
+      if (found.found) {
+        result.failing = *found.found;
+        result.found_by = "enumeration";
+        return result;
+      }
+      if (found.exhausted) {
+        result.exhausted = true;
+        result.bound = bound;
+        return result;
+      }
+    }
+    return result;
+  }
+
+  // Checks `c`; on failure makes its failing schedule the new reference and returns true.
+  bool accept_if_buggy(const Candidate& c, const CheckEffort& effort, dpct::Run* failing) {
+    CheckResult r = check(c, effort);
+    if (!r.failing) return false;
+    set_reference(r.failing->schedule, c.origin);
+    *failing = std::move(*r.failing);
+    return true;
+  }
+
+ private:
+  // The reference decisions, renamed to the candidate's thread numbers; decisions of threads
+  // that are gone are dropped (a lenient replay fills the gaps).
+  dpct::Schedule project(const dpct::Schedule& reference,
+                         const std::vector<std::uint32_t>& origin) const {
+    dpct::Schedule out;
+    out.scheduler = reference.scheduler;
+    out.parameters = reference.parameters;
+    std::map<std::uint32_t, dpct::ThreadId> thread_of_origin;
+    for (std::size_t t = 0; t < origin.size(); ++t) {
+      thread_of_origin[origin[t]] = static_cast<dpct::ThreadId>(t);
+    }
+    for (dpct::ThreadId d : reference.decisions) {
+      if (d >= reference_origin_.size()) continue;
+      auto it = thread_of_origin.find(reference_origin_[d]);
+      if (it != thread_of_origin.end()) out.decisions.push_back(it->second);
+    }
+    return out;
+  }
+
+  const targets::Target& target_;
+  const TargetMinimizerOptions& options_;
+  dpct::RunOutcome failing_outcome_;
+  Clock::time_point start_;
+  Clock::time_point deadline_;
+  dpct::Executor executor_;
+  dpct::ExecutionOptions execution_;
+  std::set<std::string> methods_;
+  std::optional<dpct::Schedule> reference_;
+  std::vector<std::uint32_t> reference_origin_;
+  std::uint64_t executions_ = 0;
+  std::uint64_t sample_counter_ = 0;
+  std::size_t candidates_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The failing history, split by process.
+
+// Operations of `history` invoked within its first `events` events, by process, in program order.
+std::map<history::ProcessId, std::vector<OpIndex>> ops_by_process(const History& history,
+                                                                  std::size_t events) {
+  std::map<history::ProcessId, std::vector<OpIndex>> out;
+  const std::vector<history::Event>& ev = history.events();
+  for (std::size_t e = 0; e < events && e < ev.size(); ++e) {
+    if (ev[e].kind == history::Event::Kind::kCall) {
+      out[history.op(ev[e].op).process].push_back(ev[e].op);
+    }
+  }
+  return out;
+}
+
+// What the minimizer starts from.
+struct Input {
+  History history;
+  dpct::Workload workload;  // the calls as they were run (Pc thread = process)
+  std::vector<std::uint32_t> origin;
+  std::optional<dpct::Schedule> schedule;
+  dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
+};
+
+std::string calls_text(const std::vector<Call>& calls) {
+  std::string out;
+  for (std::size_t i = 0; i < calls.size(); ++i) out += (i ? "; " : "") + calls[i].to_string();
+  return out.empty() ? "(none)" : out;
+}
+
+std::string candidate_text(const Candidate& c) {
+  std::string pc;
+  for (std::size_t t = 0; t < c.pc.size(); ++t) pc += (t ? " || " : "") + calls_text(c.pc[t]);
+  return "Ps: " + calls_text(c.ps) + "  Pc: " + (pc.empty() ? "(none)" : pc) +
+         "  Pr: " + calls_text(c.pr);
+}
+
+class Pipeline {
+ public:
+  Pipeline(const targets::Target& target, const TargetMinimizerOptions& options, Input input)
+      : target_(target),
+        options_(options),
+        input_(std::move(input)),
+        minimizer_(target, options, input_.outcome) {}
+
+  TargetMinimization run() {
+    TargetMinimization result;
+    result.original_operations = input_.history.size();
+    localize_stage(result);
+    choose_ps_stage();
+    // Greedy shrinking reaches a 1-minimal test case, not always the smallest: shrink from the
+    // other starting points too while time allows, and keep the smallest Pc.
+    std::vector<Start> starts = std::move(starts_);
+    Candidate smallest;
+    dpct::Run smallest_run;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      if (i > 0 && (smallest.pc_ops() <= 2 ||
+                    minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3)) {
+        break;
+      }
+      best_ = std::move(starts[i].candidate);
+      best_run_ = std::move(starts[i].run);
+      minimizer_.set_reference(best_run_.schedule, best_.origin);
+      if (i > 0) progress("another starting point: " + best_.shape() + " (Ps/Pc/Pr sizes)");
+      shrink_stage();
+      if (i == 0 || smaller(best_, smallest)) {
+        smallest = best_;
+        smallest_run = best_run_;
+      }
+    }
+    best_ = std::move(smallest);
+    best_run_ = std::move(smallest_run);
+    minimizer_.set_reference(best_run_.schedule, best_.origin);
+    verify_stage(result);
+    finish(result);
+    return result;
+  }
+
+ private:
+  void progress(const std::string& text) {
+    char at[32];
+    std::snprintf(at, sizeof at, "[%.1f s] ", minimizer_.elapsed_ms() / 1000);
+    const std::string line = at + text;
+    log_.push_back(line);
+    if (options_.progress) options_.progress(line);
+  }
+
+  CheckEffort shrinking_effort(const Candidate& c) const {
+    CheckEffort e;
+    e.sampled = options_.sampled_schedules;
+    e.sampling_seconds = c.size() > 40 ? 0.3 : 2.0;
+    e.exhaustive_executions = c.pc_ops() <= 6 ? options_.exhaustive_executions / 4 : 0;
+    e.enumeration_seconds = 0.5;
+    return e;
+  }
+  CheckEffort final_effort() const {
+    return CheckEffort{options_.sampled_schedules, options_.exhaustive_executions, 5.0, 20.0};
+  }
+
+  bool try_candidate(const Candidate& c) {
+    if (minimizer_.out_of_time()) return false;
+    dpct::Run failing;
+    if (!minimizer_.accept_if_buggy(c, shrinking_effort(c), &failing)) return false;
+    best_ = c;
+    best_run_ = std::move(failing);
+    return true;
+  }
+
+  // a. Localize: H_p(b), its culprit and the witnesses of its prefixes.
+  void localize_stage(TargetMinimization& result) {
+    const auto t0 = Clock::now();
+    if (input_.outcome == dpct::RunOutcome::kOk) {
+      loc_ = localize::localize(target_.model, input_.history, options_.check);
+      if (loc_.verdict.result != detect::Result::kViolation) {
+        throw std::invalid_argument(
+            "the history is " + std::string(detect::result_name(loc_.verdict.result)) +
+            ": nothing to minimize" +
+            (loc_.verdict.reason.empty() ? "" : " (" + loc_.verdict.reason + ")"));
+      }
+      result.prefix_events = loc_.prefix_events;
+    } else {
+      result.prefix_events = input_.history.events().size();
+    }
+    result.localize_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    progress("localized: " + std::to_string(input_.history.size()) + " operations, shortest " +
+             "failing prefix " + std::to_string(result.prefix_events) + " events, " +
+             std::to_string(loc_.op_order.size()) + " witnesses (" +
+             std::to_string(static_cast<long>(result.localize_ms)) + " ms)");
+  }
+
+  // b. Choose Ps from the witnesses, largest first; fall back to the run as it was.
+  void choose_ps_stage() {
+    if (input_.schedule) minimizer_.set_reference(*input_.schedule, input_.origin);
+    if (input_.outcome == dpct::RunOutcome::kOk) {
+      const auto by_process = ops_by_process(input_.history, loc_.prefix_events);
+      std::size_t tried = 0;
+      for (const localize::Witness& w : loc_.op_order) {
+        if (tried++ == 6 || minimizer_.out_of_time()) break;
+        if (input_.schedule) minimizer_.set_reference(*input_.schedule, input_.origin);
+        std::optional<std::vector<Call>> ps =
+            build_state_of(target_.model, input_.history, w.order);
+        if (!ps) {
+          ps.emplace();
+          for (OpIndex i : w.order) ps->push_back(input_.history.op(i).call);
+        }
+        const std::set<OpIndex> in_witness(w.order.begin(), w.order.end());
+        Candidate c;
+        c.ps = *ps;
+        for (const auto& [process, ops] : by_process) {
+          std::vector<Call> thread;
+          for (OpIndex i : ops) {
+            if (!in_witness.count(i)) thread.push_back(input_.history.op(i).call);
+          }
+          c.pc.push_back(std::move(thread));
+          c.origin.push_back(static_cast<std::uint32_t>(process));
+        }
+        c.drop_empty_threads();
+        if (try_candidate(c)) {
+          progress("Ps from a witness of " + std::to_string(w.order.size()) +
+                   " operations: " + c.shape() + " (Ps/Pc/Pr sizes)");
+          add_start();
+          if (starts_.size() == kMaxStarts) return;
+          continue;
+        }
+        Candidate revealed = c;
+        revealed.pr = reveal_calls(c);
+        if (!revealed.pr.empty() && try_candidate(revealed)) {
+          progress("Ps from a witness of " + std::to_string(w.order.size()) +
+                   " operations, Pr from the model: " + revealed.shape());
+          add_start();
+          if (starts_.size() == kMaxStarts) return;
+        }
+      }
+      if (!starts_.empty()) return;
+    }
+    // The operations of the failing prefix as they ran, then the whole run.
+    Candidate prefix;
+    prefix.ps = input_.workload.setup;
+    prefix.pc = input_.workload.threads;
+    prefix.origin = input_.origin;
+    if (input_.outcome == dpct::RunOutcome::kOk) {
+      const auto by_process = ops_by_process(input_.history, loc_.prefix_events);
+      for (std::size_t t = 0; t < prefix.pc.size(); ++t) {
+        auto it = by_process.find(prefix.origin[t]);
+        std::size_t keep = it == by_process.end() ? 0 : it->second.size();
+        if (t == 0) keep -= std::min(keep, input_.workload.setup.size());
+        prefix.pc[t].resize(std::min(prefix.pc[t].size(), keep));
+      }
+      prefix.drop_empty_threads();
+      if (try_candidate(prefix)) {
+        progress("no witness gave a failing Ps; the failing prefix as it ran: " + prefix.shape());
+        add_start();
+        return;
+      }
+    }
+    Candidate whole;
+    whole.ps = input_.workload.setup;
+    whole.pc = input_.workload.threads;
+    whole.pr = input_.workload.reveal;
+    whole.origin = input_.origin;
+    whole.drop_empty_threads();
+    // Checked even past the deadline: the recorded schedule replays the run as it was, so a
+    // time limit still yields a (large) failing test case rather than none.
+    dpct::Run failing;
+    if (minimizer_.accept_if_buggy(whole, shrinking_effort(whole), &failing)) {
+      best_ = whole;
+      best_run_ = std::move(failing);
+      add_start();
+      progress("the whole run: " + whole.shape());
+      return;
+    }
+    throw std::invalid_argument("the failure did not reproduce when re-executed (replay, " +
+                                std::to_string(options_.sampled_schedules) +
+                                " sampled schedules and a bounded enumeration all passed)");
+  }
+
+  // The candidate just accepted is a starting point of the shrinking.
+  void add_start() { starts_.push_back(Start{best_, best_run_}); }
+
+  static bool smaller(const Candidate& a, const Candidate& b) {
+    if (a.pc_ops() != b.pc_ops()) return a.pc_ops() < b.pc_ops();
+    return a.size() < b.size();
+  }
+
+  std::vector<Call> reveal_calls(const Candidate& c) const {
+    std::vector<Call> applied = c.ps;
+    for (const auto& t : c.pc) applied.insert(applied.end(), t.begin(), t.end());
+    std::vector<Call> out;
+    for (Call& call : reveal_after(target_.model, applied)) {
+      if (minimizer_.methods().count(call.method)) out.push_back(std::move(call));
+    }
+    // contains(k) for every key the test touched and the state no longer holds.
+    if (minimizer_.methods().count("contains")) {
+      std::set<std::string> probed;
+      for (const Call& call : out) {
+        if (call.method == "contains" && !call.args.empty())
+          probed.insert(call.args[0].to_string());
+      }
+      for (const Call& call : applied) {
+        if (call.args.size() != 1 || !probed.insert(call.args[0].to_string()).second) continue;
+        out.push_back(Call{"contains", {call.args[0]}});
+      }
+    }
+    return out;
+  }
+
+  // c + d. Shrink Pc (ddmin, single removals with the 1-op-thread shapes first, Lincheck's
+  // moves), then Ps and Pr, to a fix point.
+  void shrink_stage() {
+    progress("shrinking from " + candidate_text(best_));
+    bool changed = true;
+    while (changed && !minimizer_.out_of_time()) {
+      changed = false;
+      changed |= ddmin_pc();
+      changed |= single_removals_pc();
+      changed |= lincheck_moves();
+      changed |= shrink_ps();
+      changed |= shrink_pr();
+    }
+    progress("shrunk to " + candidate_text(best_) + " after " +
+             std::to_string(minimizer_.candidates()) + " candidates");
+  }
+
+  bool ddmin_pc() {
+    bool any = false;
+    std::size_t chunks = 2;
+    while (best_.pc_ops() >= 2 && !minimizer_.out_of_time()) {
+      std::vector<PcPosition> all = pc_positions(best_);
+      if (chunks > all.size()) break;
+      bool reduced = false;
+      const std::size_t size = (all.size() + chunks - 1) / chunks;
+      for (std::size_t start = 0; start < all.size() && !reduced; start += size) {
+        std::vector<PcPosition> removed(
+            all.begin() + static_cast<std::ptrdiff_t>(start),
+            all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), start + size)));
+        if (removed.size() == all.size()) continue;
+        if (try_candidate(without(best_, removed))) reduced = true;
+      }
+      if (reduced) {
+        any = true;
+        chunks = std::max<std::size_t>(chunks - 1, 2);
+      } else if (size == 1) {
+        break;
+      } else {
+        chunks = std::min(all.size(), chunks * 2);
+      }
+    }
+    return any;
+  }
+
+  // Removes single Pc operations; removals that leave some thread with exactly one operation
+  // (the shape of heuristic H) are tried first.
+  bool single_removals_pc() {
+    bool any = false;
+    bool changed = true;
+    while (changed && !minimizer_.out_of_time()) {
+      changed = false;
+      std::vector<PcPosition> all = pc_positions(best_);
+      std::stable_sort(all.begin(), all.end(), [&](const PcPosition& a, const PcPosition& b) {
+        return leaves_single(a) > leaves_single(b);
+      });
+      for (const PcPosition& p : all) {
+        if (try_candidate(without(best_, {p}))) {
+          changed = any = true;
+          break;
+        }
+      }
+    }
+    return any;
+  }
+
+  bool leaves_single(const PcPosition& p) const {
+    for (std::size_t t = 0; t < best_.pc.size(); ++t) {
+      const std::size_t n = best_.pc[t].size() - (t == p.thread ? 1 : 0);
+      if (n == 1) return true;
+    }
+    return false;
+  }
+
+  // Lincheck's moves: the first operation of a thread to the end of Ps, the last to the start
+  // of Pr.
+  bool lincheck_moves() {
+    bool any = false;
+    bool changed = true;
+    while (changed && !minimizer_.out_of_time()) {
+      changed = false;
+      for (std::size_t t = 0; t < best_.pc.size() && !changed; ++t) {
+        if (best_.pc.size() < 2 && best_.pc[t].size() < 2) break;
+        Candidate first = best_;
+        first.ps.push_back(first.pc[t].front());
+        first.pc[t].erase(first.pc[t].begin());
+        first.drop_empty_threads();
+        if (try_candidate(first)) {
+          changed = any = true;
+          break;
+        }
+        Candidate last = best_;
+        last.pr.insert(last.pr.begin(), last.pc[t].back());
+        last.pc[t].pop_back();
+        last.drop_empty_threads();
+        if (try_candidate(last)) changed = any = true;
+      }
+    }
+    return any;
+  }
+
+  bool shrink_ps() {
+    bool any = false;
+    // Rebuild Ps as the shortest sequence reaching the state it leaves.
+    if (best_.ps.size() > 1) {
+      const std::size_t n = best_.ps.size();
+      const History& h = best_run_.history;
+      std::vector<OpIndex> ps_ops;
+      for (std::size_t i = 0; i < n && i < h.size(); ++i) ps_ops.push_back(static_cast<OpIndex>(i));
+      if (std::optional<std::vector<Call>> built = build_state_of(target_.model, h, ps_ops);
+          built && built->size() < n) {
+        Candidate c = best_;
+        c.ps = *built;
+        if (try_candidate(c)) any = true;
+      }
+    }
+    for (std::size_t i = best_.ps.size(); i-- > 0 && !minimizer_.out_of_time();) {
+      if (i >= best_.ps.size()) continue;
+      Candidate c = best_;
+      c.ps.erase(c.ps.begin() + static_cast<std::ptrdiff_t>(i));
+      if (try_candidate(c)) any = true;
+    }
+    return any;
+  }
+
+  bool shrink_pr() {
+    bool any = false;
+    for (std::size_t i = best_.pr.size(); i-- > 0 && !minimizer_.out_of_time();) {
+      if (i >= best_.pr.size()) continue;
+      Candidate c = best_;
+      c.pr.erase(c.pr.begin() + static_cast<std::ptrdiff_t>(i));
+      if (try_candidate(c)) any = true;
+    }
+    return any;
+  }
+
+  // e. Verify: a failing schedule of the final test case, and every one-op removal from Pc
+  // enumerated. A removal that still fails means the shrinking missed it: continue from there.
+  void verify_stage(TargetMinimization& result) {
+    progress("verifying minimality by enumerating the interleavings of each smaller Pc");
+    const std::uint64_t before = minimizer_.executions();
+    for (int round = 0; round < 8; ++round) {
+      MinimalityProof proof;
+      bool restarted = false;
+      bool all_exhausted = true;
+      std::optional<unsigned> bound;
+      for (const PcPosition& p : pc_positions(best_)) {
+        if (minimizer_.out_of_time()) {
+          all_exhausted = false;
+          break;
+        }
+        const Candidate smaller = without(best_, {p});
+        CheckResult r = minimizer_.check(smaller, final_effort());
+        if (r.failing) {
+          best_ = smaller;
+          best_run_ = std::move(*r.failing);
+          minimizer_.set_reference(best_run_.schedule, best_.origin);
+          progress("a smaller Pc still fails (" + r.found_by + "): " + candidate_text(best_));
+          shrink_stage();
+          restarted = true;
+          break;
+        }
+        if (!r.exhausted) {
+          all_exhausted = false;
+          ++proof.removals_sampled_only;
+        } else if (r.bound) {
+          bound = r.bound;
+        }
+      }
+      if (restarted) continue;
+      proof.minimal_exhaustive = all_exhausted;
+      proof.preemption_bound = bound;
+      result.proof = proof;
+      break;
+    }
+    // A failing schedule of the final test case found by enumeration when possible, so the
+    // schedule is the first failing one in the enumeration order (few preemptions).
+    if (!minimizer_.out_of_time()) {
+      CheckEffort enumeration_only{0, options_.exhaustive_executions, 0, 20.0};
+      Minimizer fresh(target_, options_, input_.outcome);
+      CheckResult r = fresh.check(best_, enumeration_only);
+      if (r.failing) {
+        best_run_ = std::move(*r.failing);
+        result.proof.failing_schedule_exhaustive = true;
+      }
+      result.proof.executions += fresh.executions();
+    }
+    result.proof.executions += minimizer_.executions() - before;
+  }
+
+  void finish(TargetMinimization& result) {
+    result.workload = best_.workload();
+    // Re-run the failing schedule strictly, with the access trace, as the user will replay it.
+    dpct::ReplayScheduler replay(best_run_.schedule, dpct::ReplayMode::kStrict);
+    dpct::ExecutionOptions execution;
+    execution.record_trace = true;
+    execution.max_steps = minimizer_.step_cap(best_);
+    execution.origin = "test case";
+    dpct::Executor executor;
+    result.failing_run = executor.execute(target_.factory, result.workload, replay, execution);
+    result.failing_run.schedule = best_run_.schedule;
+    result.verdict =
+        detect::check_history(target_.model, result.failing_run.history, options_.check);
+    result.candidates = minimizer_.candidates();
+    result.executions = minimizer_.executions() + result.proof.executions;
+    result.timed_out = minimizer_.out_of_time();
+    result.test_case = make_test_case(result);
+    result.elapsed_ms = minimizer_.elapsed_ms();
+    result.log = log_;
+    result.test_case.guarantee = describe_guarantee(result);
+  }
+
+  TestCase make_test_case(const TargetMinimization& m) const {
+    TestCase tc;
+    tc.target = target_.name;
+    tc.model = target_.model;
+    tc.schedule = best_run_.schedule.to_text();
+    tc.history = m.failing_run.history;
+    const History& h = m.failing_run.history;
+    const OpIndex culprit = m.verdict.result == detect::Result::kViolation ? m.verdict.culprit : -1;
+    auto by_process = ops_by_process(h, h.events().size());
+    std::vector<OpIndex>& p0 = by_process[0];
+    std::size_t next0 = 0;
+    auto step_for = [&](history::ProcessId process, const Call& call,
+                        std::optional<OpIndex> index) {
+      Step s;
+      s.process = process;
+      s.call = call;
+      if (index) {
+        const history::Operation& op = h.op(*index);
+        s.result = op.result;
+        s.outcome = op.outcome;
+        s.culprit = *index == culprit;
+      } else {
+        s.outcome = history::Outcome::kPending;  // never started: the run was cut short
+      }
+      return s;
+    };
+    auto take0 = [&]() -> std::optional<OpIndex> {
+      if (next0 < p0.size()) return p0[next0++];
+      return std::nullopt;
+    };
+    for (const Call& call : best_.ps) tc.ps.push_back(step_for(0, call, take0()));
+    for (std::size_t t = 0; t < best_.pc.size(); ++t) {
+      std::vector<Step> thread;
+      const auto process = static_cast<history::ProcessId>(t);
+      for (std::size_t i = 0; i < best_.pc[t].size(); ++i) {
+        std::optional<OpIndex> index;
+        if (t == 0) {
+          index = take0();
+        } else if (auto it = by_process.find(process);
+                   it != by_process.end() && i < it->second.size()) {
+          index = it->second[i];
+        }
+        thread.push_back(step_for(process, best_.pc[t][i], index));
+      }
+      tc.pc.push_back(std::move(thread));
+    }
+    for (const Call& call : best_.pr) tc.pr.push_back(step_for(0, call, take0()));
+    if (culprit >= 0) {
+      tc.violation = "no linearization explains " + h.op(culprit).to_string();
+    } else {
+      tc.violation = std::string("the run ended in a ") +
+                     dpct::run_outcome_name(m.failing_run.outcome) +
+                     (m.failing_run.message.empty() ? "" : ": " + m.failing_run.message);
+    }
+    return tc;
+  }
+
+  struct Start {
+    Candidate candidate;
+    dpct::Run run;
+  };
+  static constexpr std::size_t kMaxStarts = 3;
+
+  const targets::Target& target_;
+  const TargetMinimizerOptions& options_;
+  Input input_;
+  Minimizer minimizer_;
+  std::vector<Start> starts_;
+  localize::Localization loc_;
+  Candidate best_;
+  dpct::Run best_run_;
+  std::vector<std::string> log_;
+};
+
+void check_calls_belong(const targets::Target& target, const History& history) {
+  std::set<std::string> methods;
+  for (const targets::OperationSpec& op : target.operations) methods.insert(op.method);
+  for (const history::Operation& op : history.operations()) {
+    if (!methods.count(op.call.method)) {
+      throw std::invalid_argument("operation " + op.to_string() + " is not a method of target " +
+                                  target.name);
+    }
+  }
+}
+
+}  // namespace
+
+TargetMinimization minimize_saved_run(const targets::Target& target, const detect::SavedRun& run,
+                                      const TargetMinimizerOptions& options) {
+  if (run.target != target.name) {
+    throw std::invalid_argument("the run was saved from target " + run.target + ", not " +
+                                target.name);
+  }
+  Input input;
+  input.history = run.history;
+  input.workload = run.workload;
+  for (std::size_t t = 0; t < run.workload.threads.size(); ++t) {
+    input.origin.push_back(static_cast<std::uint32_t>(t));
+  }
+  if (!run.schedule.decisions.empty() || !run.schedule.scheduler.empty()) {
+    input.schedule = run.schedule;
+  }
+  if (run.verdict.result != detect::Result::kViolation) input.outcome = run.outcome;
+  return Pipeline(target, options, std::move(input)).run();
+}
+
+TargetMinimization minimize_history_on_target(const targets::Target& target, const History& history,
+                                              const std::optional<dpct::Schedule>& schedule,
+                                              const TargetMinimizerOptions& options) {
+  check_calls_belong(target, history);
+  Input input;
+  input.history = history;
+  input.schedule = schedule;
+  for (const auto& [process, ops] : ops_by_process(history, history.events().size())) {
+    std::vector<Call> calls;
+    for (OpIndex i : ops) calls.push_back(history.op(i).call);
+    input.workload.threads.push_back(std::move(calls));
+    input.origin.push_back(static_cast<std::uint32_t>(process));
+  }
+  return Pipeline(target, options, std::move(input)).run();
+}
+
+std::string describe_guarantee(const TargetMinimization& m) {
+  const MinimalityProof& p = m.proof;
+  std::size_t pc_ops = 0;
+  for (const auto& t : m.workload.threads) pc_ops += t.size();
+  std::string out = "buggy: the recorded schedule reproduces the failure (strict replay)";
+  if (p.failing_schedule_exhaustive) out += ", found by enumerating Pc's interleavings";
+  out += "; minimal (Def. 2): ";
+  const std::string scope =
+      p.preemption_bound ? "with at most " + std::to_string(*p.preemption_bound) + " preemptions"
+                         : "all interleavings";
+  if (pc_ops == 0) {
+    out += "Pc is empty (the failure is sequential)";
+  } else if (p.minimal_exhaustive) {
+    out += "exhaustive - each of the " + std::to_string(pc_ops) +
+           " one-operation removals from Pc was enumerated (" + scope + ") without a failure";
+  } else {
+    out += "sampled - " + std::to_string(p.removals_sampled_only) + " of the " +
+           std::to_string(pc_ops) +
+           " one-operation removals from Pc could not be enumerated completely and passed "
+           "replay, sampled schedules and a bounded enumeration only";
+  }
+  out += "; Ps and Pr: no single call can be dropped (sampled)";
+  if (m.timed_out) out += "; TIME LIMIT HIT: not proven minimal";
+  return out;
+}
+
+}  // namespace linfault::minimize

@@ -1,0 +1,106 @@
+#include "tool/detection_options.h"
+
+#include <memory>
+#include <string_view>
+
+#include "structure_tree/dpct_estimator.h"
+#include "structure_trees/linfault_targets.h"
+#include "tool/commands.h"
+
+namespace linfault::tool {
+
+void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required) {
+  CLI::Option* target =
+      app.add_option("-t,--target", args.target, "Target name (see `linfault targets`)");
+  if (target_required) {
+    target->required();
+  } else {
+    target->capture_default_str();
+  }
+  app.add_option("-n,--threads", args.threads, "Threads per history (N)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("-m,--ops", args.ops, "Operations per thread (M)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("-s,--histories", args.histories, "Histories to run and check (S)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--scheduler", args.scheduler,
+                 "native: real threads, stress (the paper's B); random: random walk; pct: PCT "
+                 "with k from pilot runs (or --k); dpct: PCT with k from structure trees, "
+                 "revised during the run (the paper's D; falls back to pct with pilot k, and "
+                 "says so, in builds without trees)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"native", "random", "pct", "dpct"}));
+  app.add_flag(
+      "--heuristic", args.heuristic,
+      "The paper's H (Sec. III-C: a minimal test case has a thread running one operation in "
+      "Pc): cut each history into rounds separated by barriers; in round r thread r mod N runs "
+      "exactly one operation while every other thread runs its next --round-ops operations, "
+      "and no operation of a round starts before all of the previous round have returned. "
+      "Controlled schedulers only");
+  app.add_option("--round-ops", args.round_ops,
+                 "--heuristic: operations of the other threads per round")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("-d,--depth", args.depth, "PCT bug depth d")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
+      ->capture_default_str();
+  app.add_option("--seed", args.seed, "History i uses seed SEED+i (rerun one with -s 1)")
+      ->capture_default_str();
+  app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--timeout", args.timeout_seconds,
+                 "Seconds per history check before it counts as unknown (0: none)")
+      ->capture_default_str();
+  app.add_option("--max-steps", args.max_steps,
+                 "Scheduling points before a controlled run counts as a livelock")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+const targets::Target& find_target(const std::string& name) {
+  try {
+    return targets::find(name);
+  } catch (const targets::UnknownTarget& e) {
+    throw UsageError(e.what());
+  }
+}
+
+detect::DriverOptions driver_options(const DetectionArguments& args) {
+  detect::DriverOptions options;
+  options.threads = args.threads;
+  options.ops_per_thread = args.ops;
+  options.histories = args.histories;
+  options.scheduler = *detect::parse_scheduler_kind(args.scheduler);
+  options.heuristic = args.heuristic;
+  options.round_ops = args.round_ops;
+  options.depth = args.depth;
+  options.steps = args.k;
+  options.seed = args.seed;
+  options.jobs = args.jobs;
+  options.check_timeout_seconds = args.timeout_seconds;
+  options.max_steps = args.max_steps;
+  if (options.scheduler == detect::SchedulerKind::kDpct) {
+    options.step_estimator = tree_step_estimators();
+  }
+  return options;
+}
+
+detect::StepEstimatorFactory tree_step_estimators() {
+  const std::string_view text = structure_tree::embedded::linfault_targets();
+  if (text.empty()) return {};
+  auto trees = std::make_shared<const structure_tree::TreeSet>(
+      structure_tree::parse_tree_set(text, "embedded linfault_targets trees"));
+  if (trees->operations.empty()) return {};
+  return [trees](const targets::Target&) {
+    return std::make_unique<structure_tree::TreeStepEstimator>(
+        trees, structure_tree::TreeEstimatorOptions{});
+  };
+}
+
+}  // namespace linfault::tool

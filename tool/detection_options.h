@@ -1,0 +1,52 @@
+// The options of a detection run (`linfault detect`, and `linfault run`, which detects first):
+// what to run (target, N threads x M operations, S histories), how to schedule it (native,
+// random, pct, dpct; the heuristic H) and the limits, turned into detect::DriverOptions.
+//
+// Thread-safety: plain data and pure functions.
+
+#ifndef LINFAULT_TOOL_DETECTION_OPTIONS_H_
+#define LINFAULT_TOOL_DETECTION_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "detect/driver.h"
+#include "targets/registry.h"
+
+namespace linfault::tool {
+
+struct DetectionArguments {
+  std::string target;
+  std::size_t threads = 2;
+  std::size_t ops = 10;
+  std::uint64_t histories = 100;
+  std::string scheduler = "dpct";
+  bool heuristic = false;
+  std::size_t round_ops = 3;
+  unsigned depth = 3;
+  std::uint64_t k = 0;
+  std::uint64_t seed = 1;
+  unsigned jobs = 1;
+  double timeout_seconds = 10;
+  std::uint64_t max_steps = 200'000;
+};
+
+// Registers --target (required or with its default), --threads, --ops, --histories,
+// --scheduler, --heuristic, --round-ops, --depth, --k, --seed, --jobs, --timeout, --max-steps.
+void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
+
+// The registry entry named `name`; throws UsageError listing the valid names.
+const targets::Target& find_target(const std::string& name);
+
+// DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees.
+detect::DriverOptions driver_options(const DetectionArguments& args);
+
+// A factory of tree estimators, or an empty function when the build embedded no trees (built
+// without the Clang extractor); callers then fall back to PCT and say so.
+detect::StepEstimatorFactory tree_step_estimators();
+
+}  // namespace linfault::tool
+
+#endif  // LINFAULT_TOOL_DETECTION_OPTIONS_H_

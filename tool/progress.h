@@ -1,0 +1,49 @@
+// Progress on a terminal: one status line on stderr, redrawn in place at most ten times a
+// second, and nothing at all when stderr is not a terminal (piped output stays clean).
+//
+//   ProgressLine progress;                      // enabled iff stderr is a TTY
+//   progress.update("12/100 histories");        // rate-limited redraw
+//   progress.note("localized: ...");            // a permanent line (TTY only)
+//   progress.finish();                          // ends the status line
+//
+// Thread-safety: not thread-safe; callers serialize (the detection driver calls its progress
+// callback under a lock).
+
+#ifndef LINFAULT_TOOL_PROGRESS_H_
+#define LINFAULT_TOOL_PROGRESS_H_
+
+#include <chrono>
+#include <string>
+
+namespace linfault::detect {
+struct Progress;
+}  // namespace linfault::detect
+
+namespace linfault::tool {
+
+class ProgressLine {
+ public:
+  ProgressLine();  // enabled when stderr is a terminal
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+
+  bool enabled() const { return enabled_; }
+  // Redraws the status line; skipped when the last redraw is under 100 ms old unless `force`.
+  void update(const std::string& text, bool force = false);
+  // Prints `text` as a line of its own above the status line.
+  void note(const std::string& text);
+  // Ends the status line (a newline if one is drawn).
+  void finish();
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  std::size_t width_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// "12/100 histories, 1 violations, 0.4 s": the detection driver's progress as a status line.
+std::string detection_progress_text(const detect::Progress& progress);
+
+}  // namespace linfault::tool
+
+#endif  // LINFAULT_TOOL_PROGRESS_H_

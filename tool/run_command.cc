@@ -1,0 +1,199 @@
+// `linfault run --target T`: the whole pipeline in one command. Detects (histories of a target
+// under a scheduler, in batches, until the first failing one), localizes the failure and
+// minimizes it into a verified test case (Ps, Pc, Pr), printed with its failing interleaving and
+// optionally saved as JSON and as a standalone GoogleTest file.
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "detect/driver.h"
+#include "minimize/target_minimizer.h"
+#include "tool/commands.h"
+#include "tool/detection_options.h"
+#include "tool/progress.h"
+#include "tool/test_case_output.h"
+
+namespace linfault::tool {
+namespace {
+
+struct RunArguments : DetectionArguments {
+  std::string out;
+  bool json = false;
+  TestCaseArguments test_case;
+};
+
+struct Detection {
+  std::uint64_t histories = 0;
+  std::uint64_t violations = 0;
+  double total_ms = 0;
+  std::string scheduler;
+  std::optional<detect::SavedRun> failing;  // the first failing run (smallest seed)
+};
+
+// Runs batches of histories until one fails or `args.histories` have run.
+Detection detect_first_failure(const targets::Target& target, const RunArguments& args,
+                               ProgressLine& progress) {
+  Detection d;
+  detect::DriverOptions options = driver_options(args);
+  const std::uint64_t batch = std::max<std::uint64_t>(8, 4ull * args.jobs);
+  while (d.histories < args.histories && !d.failing) {
+    options.seed = args.seed + d.histories;
+    options.histories = std::min(batch, args.histories - d.histories);
+    const std::uint64_t done_before = d.histories;
+    const std::uint64_t violations_before = d.violations;
+    detect::DetectionReport report;
+    try {
+      report = detect::run_detection(target, options, [&](const detect::Progress& p) {
+        detect::Progress total = p;
+        total.done += done_before;
+        total.total = args.histories;
+        total.violations += violations_before;
+        progress.update("detect: " + detection_progress_text(total));
+      });
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    d.scheduler = report.scheduler;
+    d.histories += report.histories;
+    d.violations += report.violations;
+    d.total_ms += report.avg_ms * static_cast<double>(report.histories);
+    for (const detect::SavedRun* run : report.failing_runs()) {
+      // A violation first; a deadlock, livelock or crash only when there is none.
+      if (run->verdict.result == detect::Result::kViolation) {
+        d.failing = *run;
+        break;
+      }
+      if (run->outcome != dpct::RunOutcome::kOk && !d.failing) d.failing = *run;
+    }
+  }
+  progress.finish();
+  return d;
+}
+
+std::string detection_text(const targets::Target& target, const RunArguments& args,
+                           const Detection& d) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3);
+  out << "detect:   " << target.name << " (model " << target.model << "), " << d.scheduler
+      << ", histories of " << args.threads << "x" << args.ops << " operations: " << d.violations
+      << " non-linearizable of " << d.histories << ", "
+      << (d.histories ? d.total_ms / static_cast<double>(d.histories) : 0.0) << " ms per history\n";
+  if (d.failing) {
+    out << "failing:  seed " << d.failing->seed << ", "
+        << (d.failing->verdict.result == detect::Result::kViolation
+                ? "not linearizable"
+                : std::string("outcome ") + dpct::run_outcome_name(d.failing->outcome))
+        << ", " << d.failing->history.size() << " operations\n";
+  }
+  return out.str();
+}
+
+void run_pipeline(RunArguments args) {
+  const targets::Target& target = find_target(args.target);
+  if (!args.out.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(args.out, error);
+    if (error) throw UsageError("--out " + args.out + ": cannot create: " + error.message());
+    if (args.test_case.save.empty()) {
+      args.test_case.save = (std::filesystem::path(args.out) / "testcase.json").string();
+    }
+    if (args.test_case.gtest.empty()) {
+      args.test_case.gtest =
+          (std::filesystem::path(args.out) / (target.name + "_repro_test.cc")).string();
+    }
+  }
+  ProgressLine progress;
+  const Detection d = detect_first_failure(target, args, progress);
+  if (!d.failing) {
+    if (args.json) {
+      nlohmann::json out = {{"linfault", "run"},
+                            {"target", target.name},
+                            {"histories", d.histories},
+                            {"violations", 0},
+                            {"test_case", nullptr}};
+      std::cout << out.dump() << std::endl;
+    } else {
+      std::cout << detection_text(target, args, d)
+                << "no failure found; try more histories (-s), more operations (-m) or another "
+                   "scheduler\n";
+    }
+    throw CLI::RuntimeError(kExitSuccess);
+  }
+  std::string saved_run;
+  if (!args.out.empty()) {
+    saved_run = (std::filesystem::path(args.out) /
+                 (target.name + "-" + std::to_string(d.failing->seed) + ".json"))
+                    .string();
+    detect::write_saved_run(*d.failing, saved_run);
+  }
+  if (!args.json) std::cout << detection_text(target, args, d) << std::flush;
+
+  minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
+  options.step_estimator = tree_step_estimators();
+  options.progress = [&progress](const std::string& line) { progress.note("minimize: " + line); };
+  minimize::TargetMinimization m;
+  try {
+    m = minimize::minimize_saved_run(target, *d.failing, options);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("the failing run of seed " + std::to_string(d.failing->seed) +
+                             " could not be minimized: " + e.what());
+  }
+  progress.finish();
+  const std::string written = save_test_case_files(m, args.test_case);
+  if (args.json) {
+    nlohmann::json out = minimization_to_json(m);
+    out["detection"] = {
+        {"scheduler", d.scheduler},
+        {"histories", d.histories},
+        {"violations", d.violations},
+        {"avg_ms", d.histories ? d.total_ms / static_cast<double>(d.histories) : 0},
+        {"failing_seed", d.failing->seed},
+        {"saved_run", saved_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(saved_run)}};
+    std::cout << out.dump() << std::endl;
+  } else {
+    std::cout << std::fixed << std::setprecision(1) << "localize: shortest failing prefix "
+              << m.prefix_events << " events of " << m.original_operations << " operations ("
+              << m.localize_ms << " ms)\n\n";
+    print_minimization(std::cout, m, args.test_case.compact);
+    if (!saved_run.empty()) std::cout << "failing run saved to " << saved_run << "\n";
+    std::cout << written;
+  }
+  throw CLI::RuntimeError(kExitViolation);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArguments>();
+  args->target = "treiber_stack_buggy";
+  args->histories = 1000;
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Detect, localize and minimize: run a target until a history fails, then shrink the "
+      "failure to a tiny verified test case.");
+  add_detection_options(*cmd, *args, /*target_required=*/false);
+  add_test_case_options(*cmd, args->test_case, /*timeout_option=*/true);
+  cmd->add_option("-o,--out", args->out,
+                  "Write DIR/<target>-<seed>.json (the failing run), DIR/testcase.json and "
+                  "DIR/<target>_repro_test.cc");
+  cmd->add_flag("--json", args->json,
+                "Print the test case as one JSON object (docs/formats.md) with a \"detection\" "
+                "and a \"minimization\" summary");
+  cmd->footer(
+      "Stops detecting at the first failing history (at most --histories).\n"
+      "Exit codes: 1 a failing test case was produced, 0 no failure found, 64 usage error,\n"
+      "70 internal error. Progress goes to stderr when it is a terminal.\n"
+      "Examples:\n"
+      "  linfault run                                    (treiber_stack_buggy, D-PCT)\n"
+      "  linfault run --target lf_list_buggy --out repro\n"
+      "  linfault run --target pair_snapshot -m 5 -s 5000 --json");
+  cmd->callback([args] { run_pipeline(*args); });
+}
+
+}  // namespace linfault::tool
