@@ -50,6 +50,18 @@ std::optional<std::vector<Call>> build_state_of(const std::string& model, const 
   });
 }
 
+// The partition key of `op` for models checked one key at a time (set, kv), else nullopt.
+std::optional<Value> partition_key_of(const std::string& model, const history::Operation& op) {
+  return spec::visit_model(model, [&](const auto& m) -> std::optional<Value> {
+    using M = std::decay_t<decltype(m)>;
+    if constexpr (spec::PartitionableModel<M>) {
+      return m.partition_key(op);
+    } else {
+      return std::nullopt;
+    }
+  });
+}
+
 // Applies `calls` in order as operations whose results are not known (the model takes each
 // one's effect), then asks the model for the calls that reveal the state reached.
 std::vector<Call> reveal_after(const std::string& model, const std::vector<Call>& calls) {
@@ -489,32 +501,29 @@ class Pipeline {
           for (OpIndex i : w.order) ps->push_back(input_.history.op(i).call);
         }
         const std::set<OpIndex> in_witness(w.order.begin(), w.order.end());
-        Candidate c;
-        c.ps = *ps;
-        for (const auto& [process, ops] : by_process) {
-          std::vector<Call> thread;
-          for (OpIndex i : ops) {
-            if (!in_witness.count(i)) thread.push_back(input_.history.op(i).call);
+        // A history checked one key at a time failed on one key, and w covers that key's
+        // operations only: try a Pc of that key's operations first, then all of them.
+        for (bool only_failing_key : {true, false}) {
+          if (only_failing_key && !loc_.verdict.partition_key) continue;
+          Candidate c;
+          c.ps = *ps;
+          for (const auto& [process, ops] : by_process) {
+            std::vector<Call> thread;
+            for (OpIndex i : ops) {
+              if (in_witness.count(i)) continue;
+              if (only_failing_key && partition_key_of(target_.model, input_.history.op(i)) !=
+                                          loc_.verdict.partition_key) {
+                continue;
+              }
+              thread.push_back(input_.history.op(i).call);
+            }
+            c.pc.push_back(std::move(thread));
+            c.origin.push_back(static_cast<std::uint32_t>(process));
           }
-          c.pc.push_back(std::move(thread));
-          c.origin.push_back(static_cast<std::uint32_t>(process));
+          c.drop_empty_threads();
+          if (try_witness_candidate(c, w, only_failing_key)) break;
         }
-        c.drop_empty_threads();
-        if (try_candidate(c)) {
-          progress("Ps from a witness of " + std::to_string(w.order.size()) +
-                   " operations: " + c.shape() + " (Ps/Pc/Pr sizes)");
-          add_start();
-          if (starts_.size() == kMaxStarts) return;
-          continue;
-        }
-        Candidate revealed = c;
-        revealed.pr = reveal_calls(c);
-        if (!revealed.pr.empty() && try_candidate(revealed)) {
-          progress("Ps from a witness of " + std::to_string(w.order.size()) +
-                   " operations, Pr from the model: " + revealed.shape());
-          add_start();
-          if (starts_.size() == kMaxStarts) return;
-        }
+        if (starts_.size() == kMaxStarts) return;
       }
       if (!starts_.empty()) return;
     }
@@ -557,6 +566,25 @@ class Pipeline {
     throw std::invalid_argument("the failure did not reproduce when re-executed (replay, " +
                                 std::to_string(options_.sampled_schedules) +
                                 " sampled schedules and a bounded enumeration all passed)");
+  }
+
+  // A candidate made from witness `w` (its Pc with no Pr, then with the model's reveal).
+  bool try_witness_candidate(const Candidate& c, const localize::Witness& w, bool one_key) {
+    const std::string what = "Ps from a witness of " + std::to_string(w.order.size()) +
+                             " operations" + (one_key ? ", Pc of the failing key" : "");
+    if (try_candidate(c)) {
+      progress(what + ": " + c.shape() + " (Ps/Pc/Pr sizes)");
+      add_start();
+      return true;
+    }
+    Candidate revealed = c;
+    revealed.pr = reveal_calls(c);
+    if (!revealed.pr.empty() && try_candidate(revealed)) {
+      progress(what + ", Pr from the model: " + revealed.shape() + " (Ps/Pc/Pr sizes)");
+      add_start();
+      return true;
+    }
+    return false;
   }
 
   // The candidate just accepted is a starting point of the shrinking.
