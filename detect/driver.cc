@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -47,7 +48,10 @@ struct Plan {
 std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOptions& options,
                                                 const targets::Target& target, std::uint64_t seed) {
   std::unique_ptr<dpct::Scheduler> scheduler;
-  const dpct::PctOptions pct{.seed = seed, .depth = options.depth, .steps = plan.k};
+  const dpct::PctOptions pct{.seed = seed,
+                             .depth = options.depth,
+                             .steps = plan.k,
+                             .epoch_operations = options.epoch_operations};
   switch (plan.kind) {
     case SchedulerKind::kRandom:
       scheduler = std::make_unique<dpct::RandomScheduler>(seed);
@@ -76,6 +80,12 @@ targets::WorkloadShape shape_of(const DriverOptions& options) {
           .reveal = 0};
 }
 
+dpct::Workload workload_for(const targets::Target& target, const DriverOptions& options,
+                            std::uint64_t seed) {
+  if (options.workload) return *options.workload;
+  return targets::random_workload(target, shape_of(options), seed);
+}
+
 // k for plain PCT: the most decisions any of a few random-walk pilot runs needed.
 std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& options) {
   dpct::Executor executor;
@@ -88,7 +98,7 @@ std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& option
   std::uint64_t k = 1;
   for (std::uint64_t i = 0; i < options.pilot_runs; ++i) {
     const std::uint64_t seed = derive(options.seed + i, kPilotSalt);
-    const dpct::Workload workload = targets::random_workload(target, shape_of(options), seed);
+    const dpct::Workload workload = workload_for(target, options, seed);
     auto scheduler = make_scheduler(random, options, target, seed);
     const dpct::Run run = executor.execute(target.factory, workload, *scheduler, execution);
     k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
@@ -137,6 +147,11 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       plan.description += heuristic;
       break;
   }
+  if (options.epoch_operations > 0 &&
+      (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
+    plan.description +=
+        ", plan redrawn every " + std::to_string(options.epoch_operations) + " operations";
+  }
   return plan;
 }
 
@@ -148,6 +163,22 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   if (options.jobs == 0) reject("--jobs must be at least 1");
   if (options.depth == 0) reject("--depth must be at least 1");
   if (options.heuristic && options.round_ops == 0) reject("--round-ops must be at least 1");
+  if (options.workload) {
+    std::set<std::string> methods;
+    for (const targets::OperationSpec& op : target.operations) methods.insert(op.method);
+    auto check = [&](const std::vector<history::Call>& calls) {
+      for (const history::Call& call : calls) {
+        if (!methods.count(call.method)) {
+          reject("the workload calls " + call.to_string() + ", which is not a method of target " +
+                 target.name);
+        }
+      }
+    };
+    check(options.workload->setup);
+    for (const auto& thread : options.workload->threads) check(thread);
+    check(options.workload->reveal);
+    if (options.workload->threads.empty()) reject("the workload has no concurrent threads");
+  }
   if (options.scheduler == SchedulerKind::kNative) {
     if (options.heuristic) {
       reject("--heuristic shapes controlled runs; use it with --scheduler random, pct or dpct");
@@ -163,7 +194,7 @@ void validate(const targets::Target& target, const DriverOptions& options) {
 HistoryResult run_history(dpct::Executor& executor, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, std::uint64_t seed) {
   const Clock::time_point start = Clock::now();
-  const dpct::Workload workload = targets::random_workload(target, shape_of(options), seed);
+  const dpct::Workload workload = workload_for(target, options, seed);
   const std::string origin = target.name + "-" + std::to_string(seed);
   dpct::Run run;
   if (plan.kind == SchedulerKind::kNative) {

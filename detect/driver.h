@@ -65,6 +65,9 @@ struct DriverOptions {
   bool heuristic = false;
   std::size_t round_ops = 3;  // heuristic: operations of the other threads per round
   unsigned depth = 3;         // PCT's d
+  // pct/dpct: redraw the PCT plan every this many completed operations (PctOptions); 0: one
+  // plan per history.
+  std::uint64_t epoch_operations = 0;
   std::uint64_t steps = 0;    // PCT's k; 0: learnt from pilot runs
   std::uint64_t pilot_runs = 8;
   std::uint64_t seed = 1;
@@ -72,6 +75,10 @@ struct DriverOptions {
   double check_timeout_seconds = 10;    // per history; 0: none
   std::uint64_t max_steps = 200'000;    // executor's cap before a run counts as a livelock
   StepEstimatorFactory step_estimator;  // for kDpct; empty: fall back to pct (reported)
+  // A fixed workload (a user's scenario) run by every history under a fresh schedule, instead of
+  // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then
+  // ignored. Its calls must be methods of the target.
+  std::optional<dpct::Workload> workload;
 };
 
 // The result of one history.

@@ -29,10 +29,11 @@ json calls_to_json(const std::vector<history::Call>& calls) {
 // Reads documents with a path of field names for error messages ("workload.threads[1][0]").
 class Reader {
  public:
-  explicit Reader(const std::string& origin) : origin_(origin) {}
+  explicit Reader(const std::string& origin, std::string what = "saved run")
+      : origin_(origin), what_(std::move(what)) {}
 
   [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
-    throw history::InputError(origin_, 0, "saved run: " + where + ": " + problem);
+    throw history::InputError(origin_, 0, what_ + ": " + where + ": " + problem);
   }
 
   const json& field(const json& object, const char* name, const std::string& where) const {
@@ -82,7 +83,23 @@ class Reader {
 
  private:
   const std::string& origin_;
+  std::string what_;
 };
+
+dpct::Workload read_workload(const Reader& reader, const json& workload, const std::string& at) {
+  dpct::Workload out;
+  const std::string prefix = at.empty() ? "" : at + ".";
+  out.setup =
+      reader.calls(reader.field(workload, "setup", at.empty() ? "document" : at), prefix + "setup");
+  const json& threads = reader.field(workload, "threads", at.empty() ? "document" : at);
+  if (!threads.is_array()) reader.fail(prefix + "threads", "expected an array of call lists");
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    out.threads.push_back(reader.calls(threads[i], prefix + "threads[" + std::to_string(i) + "]"));
+  }
+  out.reveal = reader.calls(reader.field(workload, "reveal", at.empty() ? "document" : at),
+                            prefix + "reveal");
+  return out;
+}
 
 Result parse_result(const Reader& reader, const std::string& name) {
   for (Result r : {Result::kLinearizable, Result::kViolation, Result::kUnknown}) {
@@ -123,9 +140,23 @@ bool operator==(const SavedRun& a, const SavedRun& b) {
          a.verdict == b.verdict && a.history == b.history;
 }
 
-nlohmann::json saved_run_to_json(const SavedRun& run) {
+nlohmann::json workload_to_json(const dpct::Workload& workload) {
   json threads = json::array();
-  for (const auto& thread : run.workload.threads) threads.push_back(calls_to_json(thread));
+  for (const auto& thread : workload.threads) threads.push_back(calls_to_json(thread));
+  return {{"setup", calls_to_json(workload.setup)},
+          {"threads", threads},
+          {"reveal", calls_to_json(workload.reveal)}};
+}
+
+dpct::Workload workload_from_json(const nlohmann::json& doc, const std::string& origin) {
+  const Reader reader(origin, "workload");
+  if (doc.is_object() && doc.contains("workload")) {
+    return read_workload(reader, doc["workload"], "workload");  // a saved run's
+  }
+  return read_workload(reader, doc, "");
+}
+
+nlohmann::json saved_run_to_json(const SavedRun& run) {
   json verdict = {{"result", result_name(run.verdict.result)}, {"reason", run.verdict.reason}};
   if (run.verdict.result == Result::kViolation) {
     verdict["prefix_events"] = run.verdict.prefix_events;
@@ -144,10 +175,7 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
             {"k", run.scheduling.k},
             {"max_steps", run.scheduling.max_steps},
             {"description", run.scheduling.description}}},
-          {"workload",
-           {{"setup", calls_to_json(run.workload.setup)},
-            {"threads", threads},
-            {"reveal", calls_to_json(run.workload.reveal)}}},
+          {"workload", workload_to_json(run.workload)},
           {"schedule", run.schedule.to_text()},
           {"outcome", dpct::run_outcome_name(run.outcome)},
           {"message", run.message},
@@ -180,16 +208,7 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
   run.scheduling.max_steps = reader.unsigned_number(scheduler, "max_steps", "scheduler");
   run.scheduling.description = reader.string(scheduler, "description", "scheduler");
 
-  const json& workload = reader.field(doc, "workload", "document");
-  run.workload.setup = reader.calls(reader.field(workload, "setup", "workload"), "workload.setup");
-  const json& threads = reader.field(workload, "threads", "workload");
-  if (!threads.is_array()) reader.fail("workload.threads", "expected an array of call lists");
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    run.workload.threads.push_back(
-        reader.calls(threads[i], "workload.threads[" + std::to_string(i) + "]"));
-  }
-  run.workload.reveal =
-      reader.calls(reader.field(workload, "reveal", "workload"), "workload.reveal");
+  run.workload = read_workload(reader, reader.field(doc, "workload", "document"), "workload");
 
   try {
     run.schedule = dpct::Schedule::from_text(reader.string(doc, "schedule", "document"));

@@ -75,6 +75,13 @@ struct SavedRun {
 };
 
 nlohmann::json saved_run_to_json(const SavedRun& run);
+
+// A workload alone, as in a saved run's "workload" field:
+//   {"setup": [{"method": "push", "args": [1]}], "threads": [[...], [...]], "reveal": []}.
+// workload_from_json also accepts a whole saved run (its workload is used). Throws
+// history::InputError naming `origin` and the field for anything else.
+nlohmann::json workload_to_json(const dpct::Workload& workload);
+dpct::Workload workload_from_json(const nlohmann::json& json, const std::string& origin);
 // Throws history::InputError naming `origin` for a document that is not a valid saved run.
 SavedRun saved_run_from_json(const nlohmann::json& json, const std::string& origin);
 

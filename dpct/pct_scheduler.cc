@@ -37,16 +37,44 @@ void PctScheduler::begin(const RunInfo& info) {
   next_lowest_ = 0;
   revisions_.clear();
 
-  const auto n = static_cast<std::int64_t>(info.threads);
   priority_.resize(info.threads);
+  draw_priorities();
+  initial_priority_ = priority_;
+
+  total_operations_ = 0;
+  if (info.workload != nullptr) {
+    for (const auto& thread : info.workload->threads) total_operations_ += thread.size();
+  }
+  operations_done_ = 0;
+  epoch_start_ = 0;
+  epochs_ = 1;
+  op_index_.assign(info.threads, 0);
+  change_points_.assign(options_.depth - 1, 0);
+  draw_pending_change_points(1, epoch_steps());
+}
+
+std::uint64_t PctScheduler::epoch_steps() const {
+  if (options_.epoch_operations == 0 || total_operations_ <= options_.epoch_operations) return k_;
+  return std::max<std::uint64_t>(1, k_ * options_.epoch_operations / total_operations_);
+}
+
+void PctScheduler::draw_priorities() {
+  const auto n = static_cast<std::int64_t>(priority_.size());
   for (std::int64_t t = 0; t < n; ++t) priority_[t] = options_.depth + 1 + t;
   for (std::size_t i = priority_.size(); i > 1; --i) {  // Fisher-Yates
     std::swap(priority_[i - 1], priority_[rng_.below(i)]);
   }
-  initial_priority_ = priority_;
+}
 
-  change_points_.assign(options_.depth - 1, 0);
-  draw_pending_change_points(1, k_);
+bool PctScheduler::epoch_ends(const SchedulingPoint& point) {
+  if (options_.epoch_operations == 0 || point.thread >= op_index_.size()) return false;
+  if (point.kind == PointKind::kFinished) {
+    ++operations_done_;  // the thread's last operation
+  } else if (point.op_index > op_index_[point.thread]) {
+    operations_done_ += point.op_index - op_index_[point.thread];
+    op_index_[point.thread] = point.op_index;
+  }
+  return operations_done_ - epoch_start_ >= options_.epoch_operations;
 }
 
 void PctScheduler::draw_pending_change_points(std::uint64_t first, std::uint64_t span) {
@@ -72,7 +100,17 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
   if (std::optional<std::uint64_t> revised = estimator_->revise(point, left)) {
     revisions_.emplace_back(decisions_, *revised);
     k_ = decisions_ + *revised;
-    draw_pending_change_points(decisions_ + 1, std::max<std::uint64_t>(*revised, 1));
+    if (options_.epoch_operations == 0) {
+      draw_pending_change_points(decisions_ + 1, std::max<std::uint64_t>(*revised, 1));
+    }
+  }
+  if (epoch_ends(point)) {
+    epoch_start_ = operations_done_;
+    ++epochs_;
+    next_lowest_ = 0;
+    draw_priorities();
+    change_points_.assign(options_.depth - 1, 0);
+    draw_pending_change_points(decisions_ + 1, epoch_steps());
   }
   if (point.is_yield() && point.thread < priority_.size()) {
     priority_[point.thread] = next_lowest_--;
@@ -113,6 +151,10 @@ void PctScheduler::end(Schedule& schedule) {
       text += std::to_string(at) + ":" + std::to_string(remaining);
     }
     schedule.set_parameter("kre", text);
+  }
+  if (options_.epoch_operations > 0) {
+    schedule.set_parameter("epoch", std::to_string(options_.epoch_operations));
+    schedule.set_parameter("epochs", std::to_string(epochs_));
   }
 }
 

@@ -14,9 +14,18 @@
 // Guarantee: a bug of depth <= d is found in one run with probability >= 1/(n*k^(d-1)) when k
 // bounds the run's decisions.
 //
-// Schedule parameters: "pct seed=S n=N k=K d=D prio=P0,P1,.. cp=C1,..,C(d-1) [kre=c:r,..]"
-// (prio: initial priority of thread 0, 1, ...; cp: final change point of priority 1, 2, ...,
-// 0 = none; kre: each revision of k as decision:remaining).
+// Epochs (PctOptions::epoch_operations = E > 0): a long run (a detection history of hundreds of
+// operations) gets only d-1 preemptions in all, so a bug that needs two particular operations
+// to overlap is rarely hit even though the run passes through many such windows. With epochs the
+// plan is redrawn every time E more operations have completed: fresh random priorities, and d-1
+// change points among the next k_E decisions, where k_E is the run's k (estimated, and revised)
+// times E over the run's operation count. Each epoch then carries PCT's guarantee for the bugs
+// whose operations lie within it, with k_E in place of k. Revisions of k take effect at the next
+// epoch.
+//
+// Schedule parameters: "pct seed=S n=N k=K d=D prio=P0,P1,.. cp=C1,..,C(d-1) [kre=c:r,..]
+// [epoch=E epochs=X]" (prio: initial priority of thread 0, 1, ...; cp: final change points of
+// the last plan, 0 = none; kre: each revision of k as decision:remaining; epochs: plans drawn).
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
 
@@ -39,6 +48,8 @@ struct PctOptions {
   unsigned depth = 3;  // d >= 1
   // k when no estimator is given.
   std::uint64_t steps = 100;
+  // Redraw the plan every this many completed operations (see above); 0: one plan per run.
+  std::uint64_t epoch_operations = 0;
 };
 
 class PctScheduler final : public Scheduler {
@@ -64,6 +75,12 @@ class PctScheduler final : public Scheduler {
  private:
   // Draws the change points that are still ahead among decisions first .. first + span - 1.
   void draw_pending_change_points(std::uint64_t first, std::uint64_t span);
+  // k_E of the current epoch (k itself without epochs).
+  std::uint64_t epoch_steps() const;
+  // Fresh random priorities d+1 .. d+n.
+  void draw_priorities();
+  // Counts the operations completed at `point`; true when a new epoch starts here.
+  bool epoch_ends(const SchedulingPoint& point);
 
   PctOptions options_;
   std::unique_ptr<StepEstimator> estimator_;
@@ -76,6 +93,12 @@ class PctScheduler final : public Scheduler {
   std::vector<std::int64_t> initial_priority_;
   std::vector<std::uint64_t> change_points_;  // [i] has priority i + 1; 0 = none
   std::vector<std::pair<std::uint64_t, std::uint64_t>> revisions_;
+  // Epochs.
+  std::uint64_t total_operations_ = 0;
+  std::uint64_t operations_done_ = 0;
+  std::uint64_t epoch_start_ = 0;  // operations_done_ when the current plan was drawn
+  std::uint64_t epochs_ = 0;
+  std::vector<std::size_t> op_index_;  // last operation index seen per thread
 };
 
 }  // namespace linfault::dpct

@@ -181,6 +181,40 @@ TEST(PctSchedulerTest, EstimatorSeesEveryPointAndRevisionRedrawsChangePoints) {
   }
 }
 
+// Changes of the running thread from one decision to the next.
+int switches(const Run& run) {
+  int count = 0;
+  for (std::size_t i = 1; i < run.schedule.decisions.size(); ++i) {
+    if (run.schedule.decisions[i] != run.schedule.decisions[i - 1]) ++count;
+  }
+  return count;
+}
+
+TEST(PctSchedulerTest, EpochsRedrawThePlanSoLongRunsKeepBeingPreempted) {
+  // Two threads of 40 locked increments: one plan per run gives at most d-1 = 1 preemption
+  // (plus the switches forced by the lock and by a thread finishing); a plan per 2 operations
+  // gives preemptions all along the run.
+  Workload w;
+  w.threads.assign(2, std::vector<Call>(40, Call{"inc", {}}));
+  const ObjectFactory factory = fixtures::factory_of<fixtures::LockedCounter>();
+  Executor executor;
+  int single_plan = 0;
+  int epochs = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PctScheduler once(PctOptions{.seed = seed, .depth = 2, .steps = 400});
+    single_plan += switches(executor.execute(factory, w, once));
+    PctScheduler per_epoch(
+        PctOptions{.seed = seed, .depth = 2, .steps = 400, .epoch_operations = 2});
+    const dpct::Run run = executor.execute(factory, w, per_epoch);
+    epochs += switches(run);
+    const std::string* drawn = run.schedule.parameter("epochs");
+    ASSERT_NE(drawn, nullptr);
+    EXPECT_GE(std::stoi(*drawn), 30);  // about 80 operations / 2, less the last epoch's
+    EXPECT_EQ(*run.schedule.parameter("epoch"), "2");
+  }
+  EXPECT_GT(epochs, 5 * single_plan);
+}
+
 TEST(PctSchedulerTest, RejectsBadConfiguration) {
   EXPECT_THROW(PctScheduler(PctOptions{1, 0, 10}), std::invalid_argument);
   EXPECT_THROW(PctScheduler(PctOptions{1, 2, 10}, nullptr), std::invalid_argument);

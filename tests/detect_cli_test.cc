@@ -82,6 +82,33 @@ TEST_F(DetectCliTest, UsageErrorsExit64WithOneLine) {
   EXPECT_NE(r.err.find("--heuristic"), std::string::npos) << r.err;
 }
 
+TEST_F(DetectCliTest, RunsAFixedWorkloadAndRejectsBadOnes) {
+  // pop || pop on a one-element stack, every history the same workload under a fresh schedule.
+  const std::string workload = write("pop-pop.json", R"({"setup": [{"method": "push", "args": [1]}],
+      "threads": [[{"method": "pop", "args": []}], [{"method": "pop", "args": []}]],
+      "reveal": []})");
+  const RunResult r =
+      run("detect --target treiber_stack_buggy --scheduler random --histories 200 "
+          "--workload '" +
+          workload + "' --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_GT(summary["violations"].get<int>(), 0);
+  EXPECT_LT(summary["violations"].get<int>(), 200);  // only some interleavings fail
+
+  const std::string wrong =
+      write("wrong.json", R"({"setup": [], "threads": [[{"method": "enq", "args": [1]}]],
+                              "reveal": []})");
+  const RunResult unknown = run("detect --target treiber_stack_buggy --workload '" + wrong + "'");
+  EXPECT_EQ(unknown.exit_code, 64);
+  expect_one_line_error(unknown, "", "enq(1), which is not a method of target treiber_stack_buggy");
+
+  const std::string malformed = write("malformed.json", R"({"setup": [], "threads": 3})");
+  const RunResult bad = run("detect --target treiber_stack_buggy --workload '" + malformed + "'");
+  EXPECT_EQ(bad.exit_code, 65);
+  expect_one_line_error(bad, malformed, "threads: expected an array of call lists");
+}
+
 TEST_F(DetectCliTest, ReplayRejectsMissingAndMalformedFiles) {
   RunResult r = run("replay '" + (dir_ / "missing.json").string() + "'");
   EXPECT_EQ(r.exit_code, 66) << r.err;

@@ -83,8 +83,11 @@ void run_detect(const DetectArguments& args) {
     std::ostringstream text;
     text << "target:             " << report.target << " (model " << target.model << ")\n"
          << "scheduler:          " << report.scheduler << "\n"
-         << "histories:          " << report.histories << " of " << args.threads << "x" << args.ops
-         << " operations\n"
+         << "histories:          " << report.histories << " of "
+         << (args.workload_file.empty()
+                 ? std::to_string(args.threads) + "x" + std::to_string(args.ops) + " operations"
+                 : "the workload " + args.workload_file)
+         << "\n"
          << "non-linearizable:   " << report.violations << "/" << report.histories << "\n"
          << "unknown:            " << report.unknown << " (check timed out)\n"
          << "deadlock/livelock/crash: " << outcome_count(report, dpct::RunOutcome::kDeadlock) << "/"

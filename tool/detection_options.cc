@@ -1,8 +1,13 @@
 #include "tool/detection_options.h"
 
+#include <fstream>
 #include <memory>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
+#include "detect/saved_run.h"
+#include "history/formats.h"
 #include "structure_tree/dpct_estimator.h"
 #include "structure_trees/linfault_targets.h"
 #include "tool/commands.h"
@@ -47,6 +52,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   app.add_option("-d,--depth", args.depth, "PCT bug depth d")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--epoch", args.epoch,
+                 "pct/dpct: redraw the PCT plan (priorities, change points) every E completed "
+                 "operations, so a long history gets d-1 preemptions per epoch instead of d-1 in "
+                 "all; auto: E = --threads (about one operation per thread); 0: one plan per "
+                 "history, as in the paper")
+      ->capture_default_str()
+      ->option_text("E|auto");
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
   app.add_option("--seed", args.seed, "History i uses seed SEED+i (rerun one with -s 1)")
@@ -61,6 +73,11 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "Scheduling points before a controlled run counts as a livelock")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--workload", args.workload_file,
+                 "Run this fixed workload in every history (a JSON file {\"setup\": [calls], "
+                 "\"threads\": [[calls], ...], \"reveal\": [calls]}, or a saved run) instead "
+                 "of random ones; --threads and --ops are then ignored")
+      ->option_text("FILE");
 }
 
 const targets::Target& find_target(const std::string& name) {
@@ -80,6 +97,18 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.heuristic = args.heuristic;
   options.round_ops = args.round_ops;
   options.depth = args.depth;
+  if (args.epoch == "auto") {
+    options.epoch_operations = args.threads;
+  } else {
+    try {
+      std::size_t used = 0;
+      options.epoch_operations = std::stoull(args.epoch, &used);
+      if (used != args.epoch.size()) throw std::invalid_argument(args.epoch);
+    } catch (const std::exception&) {
+      throw UsageError("--epoch: expected \"auto\" or a number of operations, got \"" + args.epoch +
+                       "\"");
+    }
+  }
   options.steps = args.k;
   options.seed = args.seed;
   options.jobs = args.jobs;
@@ -87,6 +116,17 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.max_steps = args.max_steps;
   if (options.scheduler == detect::SchedulerKind::kDpct) {
     options.step_estimator = tree_step_estimators();
+  }
+  if (!args.workload_file.empty()) {
+    std::ifstream in(args.workload_file);
+    if (!in) throw history::OpenError(args.workload_file, 0, "cannot open");
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw history::InputError(args.workload_file, 0, std::string("not JSON: ") + e.what());
+    }
+    options.workload = detect::workload_from_json(doc, args.workload_file);
   }
   return options;
 }

@@ -26,21 +26,25 @@ struct DetectionArguments {
   bool heuristic = false;
   std::size_t round_ops = 3;
   unsigned depth = 3;
+  std::string epoch = "auto";  // --epoch: "auto" (one operation per thread) or a count
   std::uint64_t k = 0;
   std::uint64_t seed = 1;
   unsigned jobs = 1;
   double timeout_seconds = 10;
   std::uint64_t max_steps = 200'000;
+  std::string workload_file;  // a fixed workload instead of random ones (--workload)
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
-// --scheduler, --heuristic, --round-ops, --depth, --k, --seed, --jobs, --timeout, --max-steps.
+// --scheduler, --heuristic, --round-ops, --depth, --k, --seed, --jobs, --timeout, --max-steps,
+// --workload.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
 // The registry entry named `name`; throws UsageError listing the valid names.
 const targets::Target& find_target(const std::string& name);
 
-// DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees.
+// DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees
+// and the --workload file read (history::OpenError / InputError when it cannot be).
 detect::DriverOptions driver_options(const DetectionArguments& args);
 
 // A factory of tree estimators, or an empty function when the build embedded no trees (built

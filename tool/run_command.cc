@@ -80,9 +80,12 @@ std::string detection_text(const targets::Target& target, const RunArguments& ar
                            const Detection& d) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(3);
-  out << "detect:   " << target.name << " (model " << target.model << "), " << d.scheduler
-      << ", histories of " << args.threads << "x" << args.ops << " operations: " << d.violations
-      << " non-linearizable of " << d.histories << ", "
+  const std::string histories = args.workload_file.empty()
+                                    ? "histories of " + std::to_string(args.threads) + "x" +
+                                          std::to_string(args.ops) + " operations"
+                                    : "runs of the workload " + args.workload_file;
+  out << "detect:   " << target.name << " (model " << target.model << "), " << d.scheduler << ", "
+      << histories << ": " << d.violations << " non-linearizable of " << d.histories << ", "
       << (d.histories ? d.total_ms / static_cast<double>(d.histories) : 0.0) << " ms per history\n";
   if (d.failing) {
     out << "failing:  seed " << d.failing->seed << ", "
@@ -192,7 +195,8 @@ void add_run_command(CLI::App& app) {
       "Examples:\n"
       "  linfault run                                    (treiber_stack_buggy, D-PCT)\n"
       "  linfault run --target lf_list_buggy --out repro\n"
-      "  linfault run --target pair_snapshot -m 5 -s 5000 --json");
+      "  linfault run --target pair_snapshot --scheduler random \\\n"
+      "      --workload examples/pair-snapshot-workload.json");
   cmd->callback([args] { run_pipeline(*args); });
 }
 
