@@ -1,54 +1,33 @@
 // Times the polynomial monitors on large generated histories and prints, per run: model, size,
-// threads, expected verdict, monitor wall time, the monitor's own peak heap (counted by this
-// program's operator new), the process's peak RSS, and time / (n log2 n) to show the growth.
+// threads, expected verdict, the time to generate the history (not part of the monitor), the
+// monitor's wall and CPU time (run_monitor: compiling the history, deciding it and, for a
+// violation, finding the shortest violating prefix), the monitor's own peak memory (the growth of
+// the peak RSS over the RSS before it ran, heap and mapped blocks alike), the process's peak RSS,
+// and CPU time / (n log2 n) to show the growth.
+// CPU time is the steadier figure on a shared machine.
 //
-//   monitors_bench [--max-ops N] [--models stack,queue,...] [--threads 8,100] [--lin-only]
+//   monitors_bench [--min-ops N] [--max-ops N] [--models stack,queue,...] [--threads 8,100]
+//                  [--lin-only]
 //
-// Sizes are 10^5, 10^6, ... up to --max-ops (default 10^6; pass 10000000 for the 10^7 runs).
+// Sizes are --min-ops (default 10^5), 10 times that, ... up to --max-ops (default 10^6; pass
+// 10000000 for the 10^7 runs).
 // Snapshot histories are sized in events (two per operation) and reported in events/second.
 
-#include <malloc.h>
 #include <sys/resource.h>
+#include <time.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "detect/monitors/monitor.h"
 #include "spec/generator.h"
-
-namespace {
-
-std::atomic<std::size_t> g_live_bytes{0};
-std::atomic<std::size_t> g_peak_bytes{0};
-
-void note_alloc(void* p) {
-  if (!p) return;
-  const std::size_t now = g_live_bytes += malloc_usable_size(p);
-  std::size_t peak = g_peak_bytes.load();
-  while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now)) {
-  }
-}
-
-}  // namespace
-
-void* operator new(std::size_t n) {
-  void* p = std::malloc(n ? n : 1);
-  if (!p) throw std::bad_alloc();
-  note_alloc(p);
-  return p;
-}
-void operator delete(void* p) noexcept {
-  if (p) g_live_bytes -= malloc_usable_size(p);
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
 
@@ -62,6 +41,29 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// A field of /proc/self/status in MiB ("VmRSS", "VmHWM"), or -1.
+double status_mb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024;
+  }
+  return -1;
+}
+
+// Resets the peak RSS (VmHWM) to the current RSS; false if the kernel does not allow it.
+bool reset_peak_rss() {
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  clear_refs << "5";
+  clear_refs.flush();
+  return static_cast<bool>(clear_refs);
+}
+
 double peak_rss_mb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -71,6 +73,7 @@ double peak_rss_mb() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::size_t min_ops = 100000;
   std::size_t max_ops = 1000000;
   std::vector<std::string> models = {"stack", "queue", "priorityqueue", "set", "snapshot"};
   std::vector<std::size_t> thread_counts = {8, 100};
@@ -79,6 +82,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--max-ops" && i + 1 < argc) {
       max_ops = std::stoull(argv[++i]);
+    } else if (arg == "--min-ops" && i + 1 < argc) {
+      min_ops = std::stoull(argv[++i]);
     } else if (arg == "--models" && i + 1 < argc) {
       models = split(argv[++i]);
     } else if (arg == "--threads" && i + 1 < argc) {
@@ -88,38 +93,45 @@ int main(int argc, char** argv) {
       lin_only = true;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--max-ops N] [--models a,b] [--threads 8,100] [--lin-only]\n",
+                   "usage: %s [--min-ops N] [--max-ops N] [--models a,b] [--threads 8,100] "
+                   "[--lin-only]\n",
                    argv[0]);
       return 64;
     }
   }
-  std::printf("%-14s %10s %7s %-13s %-12s %10s %12s %11s %13s %s\n", "model", "ops", "threads",
-              "expected", "verdict", "time_s", "monitor_MB", "peak_RSS_MB", "ns/(n log2n)", "note");
+  std::printf("%-14s %9s %7s %-12s %-12s %7s %8s %8s %10s %11s %12s %s\n", "model", "ops",
+              "threads", "expected", "verdict", "gen_s", "wall_s", "cpu_s", "monitor_MB",
+              "peak_RSS_MB", "ns/(nlog2n)", "note");
   for (const std::string& model : models) {
-    for (std::size_t n = 100000; n <= max_ops; n *= 10) {
+    for (std::size_t n = min_ops; n <= max_ops; n *= 10) {
       // Snapshot sizes count events: n events are n / 2 operations.
       const std::size_t ops = model == "snapshot" ? n / 2 : n;
       for (std::size_t threads : thread_counts) {
         for (bool violation : {false, true}) {
           if (violation && lin_only) continue;
+          const auto gen_start = std::chrono::steady_clock::now();
           linfault::spec::GeneratedHistory g =
               linfault::spec::generate_history({model, ops, threads, violation, 2024 + n, 0});
-          g_peak_bytes = g_live_bytes.load();
-          const std::size_t base = g_live_bytes.load();
+          const double gen_seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - gen_start).count();
+          const bool peak_reset = reset_peak_rss();
+          const double base_mb = status_mb("VmRSS");
+          const double cpu_start = cpu_seconds();
           const auto start = std::chrono::steady_clock::now();
           const linfault::detect::MonitorResult r =
               linfault::detect::run_monitor(model, g.history, CheckOptions{});
           const double seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          const double monitor_mb = static_cast<double>(g_peak_bytes.load() - base) / (1 << 20);
+          const double cpu = cpu_seconds() - cpu_start;
+          const double monitor_mb = peak_reset ? status_mb("VmHWM") - base_mb : -1;
           const double nlogn = static_cast<double>(n) * std::log2(static_cast<double>(n));
           std::string verdict = !r.verdict                                   ? "unsupported"
                                 : r.verdict->result == Result::kLinearizable ? "linearizable"
                                                                              : "violation";
           std::string note;
           if (model == "snapshot") {
-            note = std::to_string(static_cast<long long>(static_cast<double>(n) / seconds)) +
-                   " events/s";
+            note =
+                std::to_string(static_cast<long long>(static_cast<double>(n) / cpu)) + " events/s";
           }
           if (r.verdict && r.verdict->result == Result::kViolation) {
             note += (note.empty() ? "" : "; ") + std::string("prefix ") +
@@ -127,10 +139,10 @@ int main(int argc, char** argv) {
                     (r.verdict->prefix_exact ? " (exact)" : " (upper bound)");
           }
           if (!r.verdict) note = r.unsupported;
-          std::printf("%-14s %10zu %7zu %-13s %-12s %10.3f %12.1f %11.0f %13.2f %s\n",
+          std::printf("%-14s %9zu %7zu %-12s %-12s %7.2f %8.3f %8.3f %10.1f %11.0f %12.2f %s\n",
                       model.c_str(), n, threads, violation ? "violation" : "linearizable",
-                      verdict.c_str(), seconds, monitor_mb, peak_rss_mb(), 1e9 * seconds / nlogn,
-                      note.c_str());
+                      verdict.c_str(), gen_seconds, seconds, cpu, monitor_mb, peak_rss_mb(),
+                      1e9 * cpu / nlogn, note.c_str());
           std::fflush(stdout);
         }
       }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <optional>
 #include <queue>
 #include <string_view>
+#include <utility>
 
 #include "detect/monitors/interval_structures.h"
+#include "detect/monitors/scratch_memory.h"
+#include "detect/monitors/value_ids.h"
 
 namespace linfault::detect::internal {
 namespace {
@@ -51,46 +53,14 @@ bool among(const std::vector<std::string_view>& names, const std::string& method
   return std::find(names.begin(), names.end(), method) != names.end();
 }
 
-// Maps the Values that ops add or return to dense ids in Value order (integers take a fast path).
-class ValueIds {
- public:
-  void note(const Value* v) { pending_.push_back(v); }
-
-  // Returns the id of every noted value, in noting order.
-  std::vector<std::int32_t> assign(std::int32_t& count) {
-    std::vector<std::int32_t> ids(pending_.size());
-    const bool all_ints =
-        std::all_of(pending_.begin(), pending_.end(), [](const Value* v) { return v->is_int(); });
-    if (all_ints) {
-      std::vector<std::int64_t> sorted;
-      sorted.reserve(pending_.size());
-      for (const Value* v : pending_) sorted.push_back(v->as_int());
-      std::sort(sorted.begin(), sorted.end());
-      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-      for (std::size_t i = 0; i < pending_.size(); ++i) {
-        ids[i] = static_cast<std::int32_t>(
-            std::lower_bound(sorted.begin(), sorted.end(), pending_[i]->as_int()) - sorted.begin());
-      }
-      count = static_cast<std::int32_t>(sorted.size());
-    } else {
-      std::map<Value, std::int32_t> index;
-      for (const Value* v : pending_) index.emplace(*v, 0);
-      std::int32_t next = 0;
-      for (auto& [value, id] : index) id = next++;
-      for (std::size_t i = 0; i < pending_.size(); ++i) ids[i] = index.at(*pending_[i]);
-      count = next;
-    }
-    return ids;
-  }
-
- private:
-  std::vector<const Value*> pending_;
-};
-
 // Times are scaled so that moved and synthetic events fit between recorded ones: recorded event
 // e is at 4e + 2; non-trivialisation moves an add's response just before (4e + 1) and a removal's
 // call just after (4e + 3) the event that bounds it.
 std::int64_t scaled(history::EventIndex e) { return 4 * static_cast<std::int64_t>(e) + 2; }
+// The recorded event a scaled time belongs to, within the first `cut` events.
+std::int32_t event_at(std::int64_t time, std::int32_t cut) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>((time - 1) / 4, 0, cut - 1));
+}
 
 struct Interval {
   std::int64_t inv;
@@ -100,16 +70,23 @@ struct Interval {
 // A complete, well-matched history: per value its add and its removal, plus peeks and ops that
 // returned empty.
 struct Reduced {
-  std::vector<Interval> add, remove;
-  std::vector<std::int32_t> peek_value;
-  std::vector<Interval> peek;
-  std::vector<Interval> empties;
+  explicit Reduced(std::pmr::memory_resource* memory)
+      : add(memory), remove(memory), peek_value(memory), peek(memory), empties(memory) {}
+  ScratchArray<Interval> add, remove;
+  ScratchArray<std::int32_t> peek_value;
+  ScratchArray<Interval> peek;
+  ScratchArray<Interval> empties;
+  std::int64_t end = 0;      // synthetic removals happen at or after it
+  std::int64_t horizon = 0;  // no time exceeds it
 };
 
 // kUnder drops pending removals; kUnderRecorded lets a pending removal take effect with the result
 // it eventually recorded when that is consistent with the prefix (its value was added in the
-// prefix and not removed by anything else), else drops it; kOver also drops every value without
-// a completed removal.
+// prefix and not removed by anything else), else drops it. kOver drops pending removals but lets
+// every value without a completed removal be removed at any time after the earliest pending
+// removal's call: whatever the pending removals took, and whenever, a linearization of the
+// prefix is one of this history too (the values they did not take are removed at the end), so
+// kOver not linearizable => the prefix is not.
 enum class Approximation { kUnder, kUnderRecorded, kOver };
 
 struct Reduction {
@@ -118,15 +95,24 @@ struct Reduction {
   bool pending_removal = false;
 };
 
-Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approximation) {
+Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approximation,
+                 std::pmr::memory_resource* memory) {
   Reduction out;
   const auto n_values = static_cast<std::size_t>(ops.values);
-  std::vector<std::int32_t> add_op(n_values, -1), remove_op(n_values, -1);
-  std::vector<std::uint8_t> remove_count(n_values, 0), observed(n_values, 0);
-  std::vector<std::pair<std::int32_t, std::int32_t>> peeks;  // (value, op)
-  std::vector<std::int32_t> empty_ops, pending_removals;
-  auto violation = [&](std::string why) {
-    out.decision = {Decision::kViolation, std::move(why)};
+  ScratchArray<std::int32_t> add_op(n_values, -1, memory), remove_op(n_values, -1, memory);
+  ScratchArray<std::uint8_t> remove_count(n_values, 0, memory), observed(n_values, 0, memory);
+  // Per value, the latest response (scaled) among the removals and peeks that returned it.
+  ScratchArray<std::int64_t> observed_by(n_values, 0, memory);
+  auto observe = [&](std::size_t v, const ContainerOp& op) {
+    observed[v] = 1;
+    const std::int64_t time = op.ret != kNoReturn && op.ret < cut ? scaled(op.ret) : scaled(cut);
+    observed_by[v] = std::max(observed_by[v], time);
+  };
+  ScratchArray<std::pair<std::int32_t, std::int32_t>> peeks(memory);  // (value, op)
+  ScratchArray<std::int32_t> empty_ops(memory), pending_removals(memory);
+  // `evidence`: the scaled time by which the violation shows (see PrefixDecision::evidence).
+  auto violation = [&](std::string why, std::int64_t evidence) {
+    out.decision = {Decision::kViolation, std::move(why), event_at(evidence, cut)};
     return out;
   };
   for (std::size_t i = 0; i < ops.ops.size(); ++i) {
@@ -157,7 +143,7 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
           const auto v = static_cast<std::size_t>(op.value);
           if (remove_count[v] < 2) ++remove_count[v];
           remove_op[v] = index;
-          observed[v] = 1;
+          observe(v, op);
         }
         break;
       case ContainerOp::Kind::kPeek:
@@ -166,13 +152,13 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
           empty_ops.push_back(index);
         } else {
           peeks.emplace_back(op.value, index);
-          observed[static_cast<std::size_t>(op.value)] = 1;
+          observe(static_cast<std::size_t>(op.value), op);
         }
         break;
     }
   }
 
-  std::vector<std::uint8_t> removal_pending(n_values, 0);
+  ScratchArray<std::uint8_t> removal_pending(n_values, 0, memory);
   if (approximation == Approximation::kUnderRecorded) {
     for (std::int32_t index : pending_removals) {
       const ContainerOp& op = ops.ops[static_cast<std::size_t>(index)];
@@ -181,7 +167,7 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
       if (add_op[v] < 0 || remove_count[v] != 0) continue;
       remove_count[v] = 1;
       remove_op[v] = index;
-      observed[v] = 1;
+      observe(v, op);
       removal_pending[v] = 1;
     }
   }
@@ -190,26 +176,38 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
   auto completed_in_cut = [&](const ContainerOp& op) {
     return op.ret != kNoReturn && op.ret < cut;
   };
-  std::vector<std::int32_t> new_id(n_values, -1);
-  Reduced r;
+  std::int64_t earliest_pending_removal = infinity;
+  for (std::int32_t index : pending_removals) {
+    earliest_pending_removal =
+        std::min(earliest_pending_removal, scaled(ops.ops[static_cast<std::size_t>(index)].call));
+  }
+  ScratchArray<std::int32_t> new_id(n_values, -1, memory);
+  Reduced r(memory);
+  r.add.reserve(n_values);
+  r.remove.reserve(n_values);
+  r.peek_value.reserve(peeks.size());
+  r.peek.reserve(peeks.size());
+  r.empties.reserve(empty_ops.size());
   for (std::size_t v = 0; v < n_values; ++v) {
     if (add_op[v] < 0) {
       if (observed[v]) {
         return violation("operation " + std::to_string(remove_op[v] >= 0 ? remove_op[v] : -1) +
-                         " returns a value that was never added");
+                             " returns a value that was never added",
+                         observed_by[v]);
       }
       continue;
     }
-    if (remove_count[v] > 1) return violation("a value is removed twice");
+    if (remove_count[v] > 1) return violation("a value is removed twice", observed_by[v]);
     const ContainerOp& add = ops.ops[static_cast<std::size_t>(add_op[v])];
     const bool add_completed = completed_in_cut(add);
     if (!add_completed && !observed[v]) continue;  // a pending add nobody saw: it may not happen
-    if (approximation == Approximation::kOver && remove_count[v] == 0) continue;
     new_id[v] = static_cast<std::int32_t>(r.add.size());
     r.add.push_back({scaled(add.call), add_completed ? scaled(add.ret) : infinity});
     if (remove_count[v] == 1) {
       const ContainerOp& rem = ops.ops[static_cast<std::size_t>(remove_op[v])];
       r.remove.push_back({scaled(rem.call), removal_pending[v] ? infinity : scaled(rem.ret)});
+    } else if (approximation == Approximation::kOver && !pending_removals.empty()) {
+      r.remove.push_back({earliest_pending_removal, infinity});
     } else {
       r.remove.push_back({end, end + 2});  // synthetic removals overlap one another
     }
@@ -225,11 +223,13 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
     const ContainerOp& p = ops.ops[static_cast<std::size_t>(op)];
     r.empties.push_back({scaled(p.call), scaled(p.ret)});
   }
+  r.end = end;
+  r.horizon = infinity;
 
   // Non-trivialisation: the add responds before anything else on its value does, the removal is
   // called after everything else on its value is.
   const std::size_t m = r.add.size();
-  std::vector<std::int64_t> min_res(m), max_inv(m);
+  ScratchArray<std::int64_t> min_res(m, memory), max_inv(m, memory);
   for (std::size_t v = 0; v < m; ++v) {
     min_res[v] = r.remove[v].res;
     max_inv[v] = r.add[v].inv;
@@ -243,10 +243,12 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
     if (min_res[v] < r.add[v].res) r.add[v].res = min_res[v] - 1;
     if (max_inv[v] > r.remove[v].inv) r.remove[v].inv = max_inv[v] + 1;
     if (r.add[v].inv >= r.add[v].res) {
-      return violation("a value is observed before it is added");
+      return violation("a value is observed before it is added",
+                       std::max(r.add[v].inv, min_res[v]));
     }
     if (r.remove[v].inv >= r.remove[v].res) {
-      return violation("a value is observed after it is removed");
+      return violation("a value is observed after it is removed",
+                       std::max(max_inv[v], r.remove[v].res));
     }
   }
   out.reduced = std::move(r);
@@ -262,10 +264,10 @@ constexpr std::uint64_t kPayloadMask = (std::uint64_t{1} << kPayloadBits) - 1;
 
 // EmptyCheck (monitors.md §1.2, Alg. 1): every op that returned empty must overlap an instant at
 // which no value is certainly present.
-bool empty_ops_ok(const Reduced& r) {
+bool empty_ops_ok(const Reduced& r, std::pmr::memory_resource* memory, std::int64_t& evidence) {
   if (r.empties.empty()) return true;
   enum : std::uint64_t { kAddRes = 0, kRemoveInv = 1, kEmptyInv = 2, kEmptyRes = 3 };
-  std::vector<std::uint64_t> keys, scratch;
+  ScratchArray<std::uint64_t> keys(memory), scratch(memory);
   keys.reserve(2 * r.add.size() + 2 * r.empties.size());
   for (std::size_t v = 0; v < r.add.size(); ++v) {
     keys.push_back(event_key(r.add[v].res, false, (v << 2) | kAddRes));
@@ -276,8 +278,8 @@ bool empty_ops_ok(const Reduced& r) {
     keys.push_back(event_key(r.empties[e].res, false, (e << 2) | kEmptyRes));
   }
   radix_sort_keys(keys, scratch);
-  std::vector<std::uint8_t> present(r.add.size(), 0), closed(r.add.size(), 0);
-  std::vector<std::uint64_t> waiting_since(r.empties.size(), 0);
+  ScratchArray<std::uint8_t> present(r.add.size(), 0, memory), closed(r.add.size(), 0, memory);
+  ScratchArray<std::uint64_t> waiting_since(r.empties.size(), 0, memory);
   std::size_t present_count = 0;
   std::uint64_t epoch = 1;  // waiting ops whose epoch is current have not met an empty instant
   for (std::uint64_t key : keys) {
@@ -301,7 +303,10 @@ bool empty_ops_ok(const Reduced& r) {
         waiting_since[index] = epoch;
         break;
       case kEmptyRes:
-        if (waiting_since[index] == epoch) return false;
+        if (waiting_since[index] == epoch) {
+          evidence = r.empties[index].res;
+          return false;
+        }
         break;
     }
     if (present_count == 0) ++epoch;
@@ -309,144 +314,203 @@ bool empty_ops_ok(const Reduced& r) {
   return true;
 }
 
-// Ranks of the distinct times used by intervals; gap g lies between rank g and rank g + 1.
-class TimeRanks {
- public:
-  explicit TimeRanks(const Reduced& r) {
-    std::vector<std::uint64_t> scratch;
-    times_.reserve(4 * r.add.size() + 2 * r.peek.size());
-    for (std::size_t v = 0; v < r.add.size(); ++v) {
-      for (std::int64_t t : {r.add[v].inv, r.add[v].res, r.remove[v].inv, r.remove[v].res}) {
-        times_.push_back(static_cast<std::uint64_t>(t));
-      }
-    }
-    for (const Interval& p : r.peek) {
-      times_.push_back(static_cast<std::uint64_t>(p.inv));
-      times_.push_back(static_cast<std::uint64_t>(p.res));
-    }
-    radix_sort_keys(times_, scratch);
-    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
-  }
-  std::int32_t rank(std::int64_t t) const {
-    return static_cast<std::int32_t>(
-        std::lower_bound(times_.begin(), times_.end(), static_cast<std::uint64_t>(t)) -
-        times_.begin());
-  }
-  std::size_t gaps() const { return times_.empty() ? 0 : times_.size() - 1; }
-
- private:
-  std::vector<std::uint64_t> times_;
-};
-
-// Stack: peel bottom values (monitors.md §1.4, the O(n log n) version of App. A).
-bool stack_linearizable(const Reduced& r) {
+// Stack: peel bottom values (monitors.md §1.4, the O(n log n) version of App. A). A value's push
+// and pop spans never meet its own critical window, so a gap at count 1 can only finish peeks of
+// its sole critical value; only gaps at count 0 finish pushes and pops.
+bool stack_linearizable(const Reduced& r, std::pmr::memory_resource* memory,
+                        std::int64_t& evidence) {
   const std::size_t m = r.add.size();
   if (m == 0) return true;
-  const TimeRanks ranks(r);
+  TimeRanks ranks(r.horizon, memory);
+  for (std::size_t v = 0; v < m; ++v) {
+    for (std::int64_t t : {r.add[v].inv, r.add[v].res, r.remove[v].inv, r.remove[v].res}) {
+      ranks.insert(t);
+    }
+  }
+  for (const Interval& p : r.peek) {
+    ranks.insert(p.inv);
+    ranks.insert(p.res);
+  }
+  ranks.freeze();
   const std::size_t gaps = ranks.gaps();
-  // Ops: per value its push, its pop, then its peeks; live in gaps [lo, hi].
-  const std::size_t n_ops = 2 * m + r.peek.size();
-  std::vector<std::int32_t> op_value(n_ops), op_lo(n_ops), op_hi(n_ops);
-  auto set_op = [&](std::size_t k, std::int32_t v, const Interval& i) {
-    op_value[k] = v;
+  const std::size_t peeks = r.peek.size();
+  // Ops: 2v is v's push, 2v + 1 its pop, 2m + k peek k; live in gaps [lo, hi].
+  const std::size_t n_ops = 2 * m + peeks;
+  ScratchArray<std::int32_t> op_lo(n_ops, memory), op_hi(n_ops, memory);
+  auto set_op = [&](std::size_t k, const Interval& i) {
     op_lo[k] = ranks.rank(i.inv);
     op_hi[k] = ranks.rank(i.res) - 1;
   };
   for (std::size_t v = 0; v < m; ++v) {
-    set_op(2 * v, static_cast<std::int32_t>(v), r.add[v]);
-    set_op(2 * v + 1, static_cast<std::int32_t>(v), r.remove[v]);
+    set_op(2 * v, r.add[v]);
+    set_op(2 * v + 1, r.remove[v]);
   }
-  for (std::size_t k = 0; k < r.peek.size(); ++k) set_op(2 * m + k, r.peek_value[k], r.peek[k]);
-  std::vector<std::int32_t> remaining(m, 2);
+  for (std::size_t k = 0; k < peeks; ++k) set_op(2 * m + k, r.peek[k]);
+  ScratchArray<std::int32_t> remaining(m, 2, memory);
+  ScratchArray<std::uint8_t> done(n_ops, 0, memory);  // op k placed
   for (std::int32_t v : r.peek_value) ++remaining[static_cast<std::size_t>(v)];
 
-  // Two stabbing indexes over the same ops: all ops by lo, and per value (blocks) by lo.
-  std::vector<std::int32_t> by_lo(n_ops), by_value(n_ops);
-  for (std::size_t k = 0; k < n_ops; ++k) by_lo[k] = by_value[k] = static_cast<std::int32_t>(k);
-  std::sort(by_lo.begin(), by_lo.end(),
-            [&](std::int32_t a, std::int32_t b) { return op_lo[a] < op_lo[b]; });
-  std::sort(by_value.begin(), by_value.end(), [&](std::int32_t a, std::int32_t b) {
-    return op_value[a] != op_value[b] ? op_value[a] < op_value[b] : op_lo[a] < op_lo[b];
-  });
-  std::vector<std::int32_t> position_lo(n_ops), position_value(n_ops);
-  std::vector<std::size_t> block_begin(m + 1, 0);
-  auto ordered = [&](const std::vector<std::int32_t>& order, std::vector<std::int32_t>& position) {
-    std::vector<std::int32_t> lo(n_ops), hi(n_ops);
-    for (std::size_t p = 0; p < n_ops; ++p) {
-      const auto k = static_cast<std::size_t>(order[p]);
-      position[k] = static_cast<std::int32_t>(p);
-      lo[p] = op_lo[k];
-      hi[p] = op_hi[k];
-    }
-    return StabIndex(std::move(lo), hi);
-  };
-  StabIndex all_ops = ordered(by_lo, position_lo);
-  StabIndex value_ops = ordered(by_value, position_value);
-  for (std::size_t p = 0; p < n_ops; ++p)
-    ++block_begin[static_cast<std::size_t>(op_value[by_value[p]]) + 1];
-  for (std::size_t v = 0; v < m; ++v) block_begin[v + 1] += block_begin[v];
-
-  // Count of critical windows CI_v = [res(push_v), inv(pop_v)] over each gap, plus 1 for a gap
-  // already used at count 1 and a large mark for a gap used at count 0.
-  constexpr std::int64_t kUsedUp = std::int64_t{1} << 40;
-  MinCountTree key(gaps);
-  RangeAddPoint id_sum(gaps);
-  std::vector<std::int32_t> ci_lo(m), ci_hi(m);
-  for (std::size_t v = 0; v < m; ++v) {
-    ci_lo[v] = ranks.rank(r.add[v].res);
-    ci_hi[v] = ranks.rank(r.remove[v].inv) - 1;
-    if (ci_lo[v] <= ci_hi[v]) {
-      key.add(static_cast<std::size_t>(ci_lo[v]), static_cast<std::size_t>(ci_hi[v]), 1);
-      id_sum.add(static_cast<std::size_t>(ci_lo[v]), static_cast<std::size_t>(ci_hi[v]),
-                 static_cast<std::int64_t>(v));
-    }
+  // All ops by lo (a stable counting sort); then ops_within[g] counts the ops with lo <= g, which
+  // are all_ops positions [0, ops_within[g]).
+  ScratchArray<std::int32_t> ops_within(ranks.size() + 1, 0, memory);
+  ScratchArray<std::int32_t> by_lo(n_ops, memory);
+  for (std::int32_t lo : op_lo) ++ops_within[static_cast<std::size_t>(lo) + 1];
+  for (std::size_t g = 1; g < ops_within.size(); ++g) ops_within[g] += ops_within[g - 1];
+  for (std::size_t k = 0; k < n_ops; ++k) {
+    const auto lo = static_cast<std::size_t>(op_lo[k]);
+    by_lo[static_cast<std::size_t>(ops_within[lo]++)] = static_cast<std::int32_t>(k);
   }
-  std::vector<std::uint8_t> used_at_one(gaps, 0);
-  std::size_t alive = m;
-  std::vector<std::int32_t> finished;
-  auto finish = [&](std::size_t k) {
-    all_ops.deactivate(static_cast<std::size_t>(position_lo[k]));
-    value_ops.deactivate(static_cast<std::size_t>(position_value[k]));
-    const auto v = static_cast<std::size_t>(op_value[k]);
-    if (--remaining[v] == 0) {
-      --alive;
-      if (ci_lo[v] <= ci_hi[v]) {
-        key.add(static_cast<std::size_t>(ci_lo[v]), static_cast<std::size_t>(ci_hi[v]), -1);
-        id_sum.add(static_cast<std::size_t>(ci_lo[v]), static_cast<std::size_t>(ci_hi[v]),
-                   -static_cast<std::int64_t>(v));
+  ScratchArray<std::int32_t> peek_all_position(peeks, memory);
+  std::optional<StabIndex> all_ops_index;
+  {
+    ScratchArray<std::int32_t> lo_in_order(n_ops, memory), hi_in_order(n_ops, memory);
+    for (std::size_t p = 0; p < n_ops; ++p) {
+      const auto k = static_cast<std::size_t>(by_lo[p]);
+      if (k >= 2 * m) peek_all_position[k - 2 * m] = static_cast<std::int32_t>(p);
+      lo_in_order[p] = op_lo[k];
+      hi_in_order[p] = op_hi[k];
+    }
+    all_ops_index.emplace(std::move(lo_in_order), hi_in_order);
+  }
+  StabIndex& all_ops = *all_ops_index;
+  // The peeks grouped by value (blocks), each block by lo.
+  ScratchArray<std::int32_t> peek_order(peeks, memory), block_begin(m + 1, 0, memory);
+  for (std::size_t k = 0; k < peeks; ++k) peek_order[k] = static_cast<std::int32_t>(k);
+  std::sort(peek_order.begin(), peek_order.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
+    return r.peek_value[ia] != r.peek_value[ib] ? r.peek_value[ia] < r.peek_value[ib]
+                                                : op_lo[2 * m + ia] < op_lo[2 * m + ib];
+  });
+  for (std::int32_t v : r.peek_value) ++block_begin[static_cast<std::size_t>(v) + 1];
+  for (std::size_t v = 0; v < m; ++v) block_begin[v + 1] += block_begin[v];
+  ScratchArray<std::int32_t> peek_position(peeks, memory);
+  std::optional<StabIndex> peek_index;
+  {
+    ScratchArray<std::int32_t> lo_in_order(peeks, memory), hi_in_order(peeks, memory);
+    for (std::size_t p = 0; p < peeks; ++p) {
+      const auto k = static_cast<std::size_t>(peek_order[p]);
+      peek_position[k] = static_cast<std::int32_t>(p);
+      lo_in_order[p] = op_lo[2 * m + k];
+      hi_in_order[p] = op_hi[2 * m + k];
+    }
+    peek_index.emplace(std::move(lo_in_order), hi_in_order);
+  }
+  StabIndex& peek_ops = *peek_index;
+  op_lo = ScratchArray<std::int32_t>(memory);
+  op_hi = ScratchArray<std::int32_t>(memory);
+
+  // Count of the critical windows CI_v = [res(push_v), inv(pop_v)] of alive values over each
+  // gap; with peeks, also the sum of their value ids (the sole value's id at count 1). Counts only
+  // fall, so a gap is worth visiting when it reaches 1 (finish the sole value's peeks there) and
+  // when it reaches 0 (finish every live op there): the work list holds those visits.
+  // A visit covers a run of adjacent gaps [first, last] of the same kind (one stab for the run).
+  struct Visit {
+    std::int32_t first, last;
+    std::int32_t sole_value;  // -1: the gaps are at count 0
+  };
+  ScratchArray<Visit> work(memory);
+  auto plan_visit = [&](std::size_t gap, std::int32_t sole_value) {
+    const auto g = static_cast<std::int32_t>(gap);
+    if (!work.empty() && work.back().last + 1 == g && work.back().sole_value == sole_value) {
+      work.back().last = g;
+    } else {
+      work.push_back({g, g, sole_value});
+    }
+  };
+  ScratchArray<std::int32_t> ci_lo(m, memory), ci_hi(m, memory);
+  std::optional<LowCountTree> count_index;
+  std::optional<RangeAddPoint> id_sum;
+  {
+    ScratchArray<std::int32_t> count_at(gaps + 1, 0, memory);
+    ScratchArray<std::uint32_t> id_sum_at(peeks > 0 ? gaps + 1 : 0, 0, memory);
+    for (std::size_t v = 0; v < m; ++v) {
+      ci_lo[v] = ranks.rank(r.add[v].res);
+      ci_hi[v] = ranks.rank(r.remove[v].inv) - 1;
+      if (ci_lo[v] > ci_hi[v]) continue;
+      ++count_at[static_cast<std::size_t>(ci_lo[v])];
+      --count_at[static_cast<std::size_t>(ci_hi[v]) + 1];
+      if (peeks > 0) {
+        id_sum_at[static_cast<std::size_t>(ci_lo[v])] += static_cast<std::uint32_t>(v);
+        id_sum_at[static_cast<std::size_t>(ci_hi[v]) + 1] -= static_cast<std::uint32_t>(v);
       }
     }
-  };
-  while (alive > 0) {
-    if (gaps == 0 || key.min() > 1) return false;
-    const std::size_t g = key.argmin();
-    const std::int64_t count = key.min() - used_at_one[g];
-    const auto point = static_cast<std::int32_t>(g);
-    finished.clear();
-    if (count == 0) {
-      all_ops.stab(0, n_ops, point, [&](std::size_t p) {
-        finished.push_back(by_lo[p]);
-        all_ops.deactivate(p);
-      });
-      key.add(g, g, kUsedUp);
-    } else {
-      const auto u = static_cast<std::size_t>(id_sum.at(g));
-      value_ops.stab(block_begin[u], block_begin[u + 1], point, [&](std::size_t p) {
-        finished.push_back(by_value[p]);
-        value_ops.deactivate(p);
-      });
-      used_at_one[g] = 1;
-      key.add(g, g, 1);
+    for (std::size_t g = 0; g < gaps; ++g) {
+      if (g > 0) {
+        count_at[g] += count_at[g - 1];
+        if (peeks > 0) id_sum_at[g] += id_sum_at[g - 1];
+      }
+      if (count_at[g] == 0) {
+        plan_visit(g, -1);
+      } else if (count_at[g] == 1 && peeks > 0) {
+        plan_visit(g, static_cast<std::int32_t>(id_sum_at[g]));
+      }
     }
-    for (std::int32_t k : finished) finish(static_cast<std::size_t>(k));
+    count_at.resize(gaps);
+    count_index.emplace(count_at);
+    if (peeks > 0) {
+      id_sum_at.resize(gaps);
+      id_sum.emplace(id_sum_at);
+    }
   }
-  return true;
+  LowCountTree& counts = *count_index;
+
+  std::size_t alive = m;
+  auto complete_op_of = [&](std::size_t v) {
+    if (--remaining[v] != 0) return;
+    --alive;
+    if (ci_lo[v] > ci_hi[v]) return;
+    const auto lo = static_cast<std::size_t>(ci_lo[v]), hi = static_cast<std::size_t>(ci_hi[v]);
+    if (id_sum) id_sum->add(lo, hi, std::uint32_t{0} - static_cast<std::uint32_t>(v));
+    counts.add(lo, hi, -1, peeks > 0 ? 1 : 0, [&](std::size_t g, std::int32_t count) {
+      plan_visit(g, count == 0 ? -1 : static_cast<std::int32_t>(id_sum->at(g)));
+    });
+  };
+  while (alive > 0 && !work.empty()) {
+    const Visit visit = work.back();
+    work.pop_back();
+    if (visit.sole_value < 0) {
+      const auto low = static_cast<std::size_t>(ops_within[static_cast<std::size_t>(visit.last)]);
+      all_ops.stab_low(0, low, visit.first, [&](std::size_t p) {
+        all_ops.deactivate(p);
+        const auto k = static_cast<std::size_t>(by_lo[p]);
+        done[k] = 1;
+        if (k < 2 * m) {
+          complete_op_of(k / 2);
+        } else {
+          peek_ops.deactivate(static_cast<std::size_t>(peek_position[k - 2 * m]));
+          complete_op_of(static_cast<std::size_t>(r.peek_value[k - 2 * m]));
+        }
+      });
+    } else {
+      const auto u = static_cast<std::size_t>(visit.sole_value);
+      peek_ops.stab(static_cast<std::size_t>(block_begin[u]),
+                    static_cast<std::size_t>(block_begin[u + 1]), visit.first, visit.last,
+                    [&](std::size_t p) {
+                      peek_ops.deactivate(p);
+                      const auto k = static_cast<std::size_t>(peek_order[p]);
+                      done[2 * m + k] = 1;
+                      all_ops.deactivate(static_cast<std::size_t>(peek_all_position[k]));
+                      complete_op_of(u);
+                    });
+    }
+  }
+  if (alive == 0) return true;
+  // Stuck: the earliest response of a pop or peek left unplaced usually shows the violation.
+  for (std::size_t v = 0; v < m; ++v) {
+    if (!done[2 * v + 1] && r.remove[v].res < r.end) {
+      evidence = std::min(evidence, r.remove[v].res);
+    }
+  }
+  for (std::size_t k = 0; k < peeks; ++k) {
+    if (!done[2 * m + k]) evidence = std::min(evidence, r.peek[k].res);
+  }
+  return false;
 }
 
 // Walks an order of values (by some key, descending) and keeps the two largest alive ones.
 class TopTwo {
  public:
-  TopTwo(std::vector<std::int32_t> order, const std::vector<std::uint8_t>& alive)
+  TopTwo(ScratchArray<std::int32_t> order, const ScratchArray<std::uint8_t>& alive)
       : order_(std::move(order)), alive_(alive) {}
   // (first, second): positions in order_, second may be order_.size().
   void refresh() {
@@ -458,14 +522,14 @@ class TopTwo {
   std::int32_t second_value() const { return second_ < order_.size() ? order_[second_] : -1; }
 
  private:
-  std::vector<std::int32_t> order_;
-  const std::vector<std::uint8_t>& alive_;
+  ScratchArray<std::int32_t> order_;
+  const ScratchArray<std::uint8_t>& alive_;
   std::size_t first_ = 0;
   std::size_t second_ = 0;
 };
 
-std::vector<std::int32_t> descending_by(const std::vector<std::int64_t>& key) {
-  std::vector<std::int32_t> order(key.size());
+ScratchArray<std::int32_t> descending_by(const ScratchArray<std::int64_t>& key) {
+  ScratchArray<std::int32_t> order(key.size(), key.get_allocator());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
   std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
     return key[static_cast<std::size_t>(a)] > key[static_cast<std::size_t>(b)];
@@ -474,9 +538,11 @@ std::vector<std::int32_t> descending_by(const std::vector<std::int64_t>& key) {
 }
 
 // Queue: peel the values that may have been enqueued last (monitors.md §1.5, incremental).
-bool queue_linearizable(const Reduced& r) {
+bool queue_linearizable(const Reduced& r, std::pmr::memory_resource* memory,
+                        std::int64_t& evidence) {
   const std::size_t m = r.add.size();
-  std::vector<std::int64_t> enq_inv(m), enq_res(m), min_observer_res(m), max_inv(m);
+  ScratchArray<std::int64_t> enq_inv(m, memory), enq_res(m, memory), min_observer_res(m, memory),
+      max_inv(m, memory);
   for (std::size_t v = 0; v < m; ++v) {
     enq_inv[v] = r.add[v].inv;
     enq_res[v] = r.add[v].res;
@@ -487,30 +553,30 @@ bool queue_linearizable(const Reduced& r) {
     const auto v = static_cast<std::size_t>(r.peek_value[k]);
     min_observer_res[v] = std::min(min_observer_res[v], r.peek[k].res);
   }
-  std::vector<std::uint8_t> alive(m, 1), enq_ok(m, 0), observers_ok(m, 0);
+  ScratchArray<std::uint8_t> alive(m, 1, memory), enq_ok(m, 0, memory), observers_ok(m, 0, memory);
   TopTwo latest_enq_call(descending_by(enq_inv), alive);
   TopTwo latest_call(descending_by(max_inv), alive);
-  const std::vector<std::int32_t> by_enq_res = descending_by(enq_res);
-  const std::vector<std::int32_t> by_observer_res = descending_by(min_observer_res);
+  const ScratchArray<std::int32_t> by_enq_res = descending_by(enq_res);
+  const ScratchArray<std::int32_t> by_observer_res = descending_by(min_observer_res);
   std::size_t scan_enq = 0, scan_observer = 0;
-  std::vector<std::int32_t> ready;
+  ScratchArray<std::int32_t> ready(memory);
   std::size_t remaining = m;
   // Threshold "max over the other alive values" of `key`.
-  auto others_max = [](const TopTwo& top, const std::vector<std::int64_t>& key, std::int32_t v) {
+  auto others_max = [](const TopTwo& top, const ScratchArray<std::int64_t>& key, std::int32_t v) {
     const std::int32_t holder = top.first_value() == v ? top.second_value() : top.first_value();
     return holder < 0 ? std::numeric_limits<std::int64_t>::min()
                       : key[static_cast<std::size_t>(holder)];
   };
-  auto qualify = [&](std::int32_t v, std::vector<std::uint8_t>& flag,
-                     const std::vector<std::uint8_t>& other_flag) {
+  auto qualify = [&](std::int32_t v, ScratchArray<std::uint8_t>& flag,
+                     const ScratchArray<std::uint8_t>& other_flag) {
     flag[static_cast<std::size_t>(v)] = 1;
     if (other_flag[static_cast<std::size_t>(v)]) ready.push_back(v);
   };
   // Advances one criterion: values by `key` descending pass while key > max over the others.
-  auto sweep = [&](const std::vector<std::int32_t>& order, std::size_t& scan,
-                   const std::vector<std::int64_t>& key, const TopTwo& top,
-                   const std::vector<std::int64_t>& threshold_key, std::vector<std::uint8_t>& flag,
-                   const std::vector<std::uint8_t>& other_flag) {
+  auto sweep = [&](const ScratchArray<std::int32_t>& order, std::size_t& scan,
+                   const ScratchArray<std::int64_t>& key, const TopTwo& top,
+                   const ScratchArray<std::int64_t>& threshold_key,
+                   ScratchArray<std::uint8_t>& flag, const ScratchArray<std::uint8_t>& other_flag) {
     const std::int32_t holder = top.first_value();
     if (holder >= 0 && !flag[static_cast<std::size_t>(holder)] &&
         key[static_cast<std::size_t>(holder)] > others_max(top, threshold_key, holder)) {
@@ -534,7 +600,15 @@ bool queue_linearizable(const Reduced& r) {
     sweep(by_enq_res, scan_enq, enq_res, latest_enq_call, enq_inv, enq_ok, observers_ok);
     sweep(by_observer_res, scan_observer, min_observer_res, latest_call, max_inv, observers_ok,
           enq_ok);
-    if (ready.empty()) return false;
+    if (ready.empty()) {
+      // Stuck: the earliest response of a dequeue or peek of a value left usually shows it.
+      for (std::size_t v = 0; v < m; ++v) {
+        if (alive[v] && min_observer_res[v] < r.end) {
+          evidence = std::min(evidence, min_observer_res[v]);
+        }
+      }
+      return false;
+    }
     for (std::int32_t v : ready) {
       alive[static_cast<std::size_t>(v)] = 0;
       --remaining;
@@ -545,7 +619,8 @@ bool queue_linearizable(const Reduced& r) {
 }
 
 // Priority queue: one sweep (monitors.md §1.6). Value ids are in priority order.
-bool priority_queue_linearizable(const Reduced& r) {
+bool priority_queue_linearizable(const Reduced& r, std::pmr::memory_resource* memory,
+                                 std::int64_t& evidence) {
   const std::size_t m = r.add.size();
   // Ops: 0..m-1 adds, m..2m-1 polls, then peeks.
   const std::size_t n_ops = 2 * m + r.peek.size();
@@ -555,21 +630,23 @@ bool priority_queue_linearizable(const Reduced& r) {
   auto interval_of = [&](std::size_t k) -> const Interval& {
     return k < m ? r.add[k] : k < 2 * m ? r.remove[k - m] : r.peek[k - 2 * m];
   };
-  std::vector<std::uint64_t> keys, scratch;
+  ScratchArray<std::uint64_t> keys(memory), scratch(memory);
   keys.reserve(2 * n_ops);
   for (std::size_t k = 0; k < n_ops; ++k) {
     keys.push_back(event_key(interval_of(k).inv, true, k));
     keys.push_back(event_key(interval_of(k).res, false, k));
   }
   radix_sort_keys(keys, scratch);
-  std::vector<std::uint8_t> crit(m, 0), ended(m, 0), running(m, 0);
-  std::priority_queue<std::int32_t> crit_heap;  // lazily deleted
+  ScratchArray<std::uint8_t> crit(m, 0, memory), ended(m, 0, memory), running(m, 0, memory);
+  std::priority_queue<std::int32_t, ScratchArray<std::int32_t>> crit_heap{
+      std::less<std::int32_t>(), ScratchArray<std::int32_t>(memory)};  // lazily deleted
   std::size_t crit_count = 0;
-  std::vector<std::int32_t> running_heap;       // max-heap of values with unplaced ops
-  std::vector<std::uint32_t> generation(m, 0);  // bumped when a value's unplaced ops get placed
-  std::vector<std::uint32_t> op_generation(n_ops, 0);
+  ScratchArray<std::int32_t> running_heap(memory);  // max-heap of values with unplaced ops
+  // Bumped when a value's unplaced ops get placed.
+  ScratchArray<std::uint32_t> generation(m, 0, memory);
+  ScratchArray<std::uint32_t> op_generation(n_ops, 0, memory);
   std::uint64_t clear_epoch = 0;
-  std::vector<std::uint64_t> op_epoch(n_ops, 0);
+  ScratchArray<std::uint64_t> op_epoch(n_ops, 0, memory);
   for (std::uint64_t key : keys) {
     const bool is_call = (key >> kPayloadBits) & 1;
     const std::size_t k = key & kPayloadMask;
@@ -595,6 +672,7 @@ bool priority_queue_linearizable(const Reduced& r) {
       }
     } else {
       if (!is_add && op_generation[k] == generation[v] && op_epoch[k] == clear_epoch) {
+        evidence = static_cast<std::int64_t>(key >> (kPayloadBits + 1));
         return false;  // finished without a moment at which its value was the largest
       }
       if (is_add && !ended[v]) {
@@ -625,25 +703,34 @@ bool priority_queue_linearizable(const Reduced& r) {
   return true;
 }
 
-bool linearizable(ContainerKind kind, const Reduced& r) {
-  if (!empty_ops_ok(r)) return false;
+// `evidence` (on a violation): the scaled time by which it shows, or r.horizon when unknown.
+bool linearizable(ContainerKind kind, const Reduced& r, std::pmr::memory_resource* memory,
+                  std::int64_t& evidence) {
+  evidence = r.horizon;
+  if (!empty_ops_ok(r, memory, evidence)) return false;
   switch (kind) {
     case ContainerKind::kStack:
-      return stack_linearizable(r);
+      return stack_linearizable(r, memory, evidence);
     case ContainerKind::kQueue:
-      return queue_linearizable(r);
+      return queue_linearizable(r, memory, evidence);
     case ContainerKind::kPriorityQueue:
-      return priority_queue_linearizable(r);
+      return priority_queue_linearizable(r, memory, evidence);
   }
   return false;
 }
 
 Decision decide(const ContainerOps& ops, std::int32_t cut, Approximation approximation,
-                Reduction& reduction) {
-  reduction = reduce(ops, cut, approximation);
+                std::pmr::memory_resource* memory, Reduction& reduction) {
+  reduction = reduce(ops, cut, approximation, memory);
   if (!reduction.reduced) return reduction.decision.decision;
-  return linearizable(ops.kind, *reduction.reduced) ? Decision::kLinearizable
-                                                    : Decision::kViolation;
+  std::int64_t evidence = 0;
+  if (linearizable(ops.kind, *reduction.reduced, memory, evidence)) {
+    reduction.decision = {Decision::kLinearizable, ""};
+    return Decision::kLinearizable;
+  }
+  reduction.decision = {Decision::kViolation, "",
+                        evidence < reduction.reduced->horizon ? event_at(evidence, cut) : -1};
+  return Decision::kViolation;
 }
 
 }  // namespace
@@ -657,6 +744,9 @@ std::variant<ContainerOps, std::string> compile_container_ops(ContainerKind kind
   out.ops.resize(history.size());
   ValueIds ids;
   std::vector<std::size_t> noted_ops;
+  // Histories use a handful of method names: remember the last one's kind.
+  const std::string* last_method = nullptr;
+  std::optional<ContainerOp::Kind> last_kind;
   for (std::size_t i = 0; i < history.size(); ++i) {
     const history::Operation& op = history.operations()[i];
     ContainerOp& c = out.ops[i];
@@ -664,30 +754,33 @@ std::variant<ContainerOps, std::string> compile_container_ops(ContainerKind kind
     c.ret = op.return_event == history::kNoEvent ? kNoReturn : op.return_event;
     c.failed = op.outcome == history::Outcome::kFail;
     const std::string& method = op.call.method;
-    const auto where = "operation " + std::to_string(i) + " (" + op.call.to_string() + "): ";
-    if (among(names.add, method)) {
-      c.kind = ContainerOp::Kind::kAdd;
+    auto where = [&] {
+      return "operation " + std::to_string(i) + " (" + op.call.to_string() + "): ";
+    };
+    if (last_method == nullptr || *last_method != method) {
+      last_method = &method;
+      last_kind = among(names.add, method)      ? ContainerOp::Kind::kAdd
+                  : among(names.remove, method) ? ContainerOp::Kind::kRemove
+                  : among(names.peek, method)   ? std::optional(ContainerOp::Kind::kPeek)
+                                                : std::nullopt;
+    }
+    if (!last_kind) return std::string(kind_name(kind)) + " has no method '" + method + "'";
+    c.kind = *last_kind;
+    if (c.kind == ContainerOp::Kind::kAdd) {
       if (op.call.args.size() != 1 || op.call.args[0].is_nil()) {
-        return where + "expected one non-nil argument";
+        return where() + "expected one non-nil argument";
       }
       if (kind == ContainerKind::kPriorityQueue && !op.call.args[0].is_int()) {
-        return where + "priority-queue values must be integers";
+        return where() + "priority-queue values must be integers";
       }
       ids.note(&op.call.args[0]);
       noted_ops.push_back(i);
       continue;
     }
-    if (among(names.remove, method)) {
-      c.kind = ContainerOp::Kind::kRemove;
-    } else if (among(names.peek, method)) {
-      c.kind = ContainerOp::Kind::kPeek;
-    } else {
-      return std::string(kind_name(kind)) + " has no method '" + method + "'";
-    }
-    if (!op.call.args.empty()) return where + "expected no arguments";
+    if (!op.call.args.empty()) return where() + "expected no arguments";
     if (op.outcome == history::Outcome::kOk && !op.result.is_nil()) {
       if (kind == ContainerKind::kPriorityQueue && !op.result.is_int()) {
-        return where + "priority-queue values must be integers";
+        return where() + "priority-queue values must be integers";
       }
       ids.note(&op.result);
       noted_ops.push_back(i);
@@ -698,18 +791,20 @@ std::variant<ContainerOps, std::string> compile_container_ops(ContainerKind kind
   return out;
 }
 
-PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut) {
+PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut,
+                                       ScratchMemory& scratch) {
   Reduction under;
-  const Decision u = decide(ops, cut, Approximation::kUnder, under);
+  const Decision u = decide(ops, cut, Approximation::kUnder, &scratch, under);
   if (u == Decision::kUnsupported) return under.decision;
-  if (u == Decision::kLinearizable || !under.pending_removal) return {u, under.decision.reason};
+  if (u == Decision::kLinearizable || !under.pending_removal) return under.decision;
   Reduction recorded;
-  if (decide(ops, cut, Approximation::kUnderRecorded, recorded) == Decision::kLinearizable) {
+  if (decide(ops, cut, Approximation::kUnderRecorded, &scratch, recorded) ==
+      Decision::kLinearizable) {
     return {Decision::kLinearizable, ""};
   }
   Reduction over;
-  if (decide(ops, cut, Approximation::kOver, over) == Decision::kViolation) {
-    return {Decision::kViolation, over.decision.reason};
+  if (decide(ops, cut, Approximation::kOver, &scratch, over) == Decision::kViolation) {
+    return over.decision;
   }
   return {Decision::kUncertain, "a pending removal may explain the history"};
 }

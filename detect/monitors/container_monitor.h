@@ -8,10 +8,11 @@
 // the cut is pending -- in O(n log n):
 //   1. the history is reduced to complete operations: pending peeks are dropped, a pending add
 //      whose value nobody observed is dropped, an observed one completes at +infinity; a pending
-//      removal is dropped in the under-approximation U, and in the over-approximation O every
-//      value without a completed removal is dropped too (removing a value's operations keeps a
-//      linearizable history linearizable). U linearizable => prefix linearizable; O not
-//      linearizable => prefix not linearizable; without pending removals U is exact.
+//      removal is dropped in the under-approximations U (and takes effect with the result it
+//      recorded later, when that fits, in a second one), while in the over-approximation O every
+//      value without a completed removal may be removed at any time after the earliest pending
+//      removal's call. U linearizable => prefix linearizable; O not linearizable => prefix not
+//      linearizable; without pending removals U is exact.
 //   2. well-matched extension (synthetic removals of values never removed), non-trivialisation,
 //      and EmptyCheck (monitors.md §1.2); then the stack peeling (segment trees), the queue's
 //      incremental MaxPermVals peeling, or the priority-queue sweep.
@@ -20,7 +21,7 @@
 // methods with the argument counts of the spec/ models, non-nil added values, integer values for
 // priority queues (larger = higher priority).
 //
-// Thread-safety: pure functions over immutable inputs.
+// Thread-safety: pure functions over immutable inputs (each caller brings its own scratch).
 
 #ifndef LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
 #define LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
@@ -30,6 +31,7 @@
 #include <variant>
 #include <vector>
 
+#include "detect/monitors/scratch_memory.h"
 #include "history/history.h"
 
 namespace linfault::detect::internal {
@@ -63,11 +65,16 @@ enum class Decision : std::uint8_t { kLinearizable, kViolation, kUnsupported, kU
 struct PrefixDecision {
   Decision decision = Decision::kUncertain;
   std::string reason;  // kUnsupported: the precondition that failed
+  // kViolation: the event by which the violation showed (the last one the monitor needed), so
+  // that prefix(evidence + 1) is likely non-linearizable too; -1 when the monitor cannot tell.
+  // A hint for the shortest-prefix search, which verifies it.
+  std::int32_t evidence = -1;
 };
 
-// Decides history.prefix(cut). kUncertain: the prefix has pending removals and neither
-// approximation decides it (the caller falls back to the search).
-PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut);
+// Decides history.prefix(cut), with working arrays from `scratch` (reuse one across the prefixes
+// of a history). kUncertain: the prefix has pending removals and no approximation decides it.
+PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut,
+                                       ScratchMemory& scratch);
 
 }  // namespace linfault::detect::internal
 

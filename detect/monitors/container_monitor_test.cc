@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 
 #include "detect/checker.h"
+#include "detect/monitors/container_monitor.h"
 #include "detect/monitors/monitor.h"
 #include "history/formats.h"
 #include "history/history.h"
@@ -159,6 +161,41 @@ TEST(ContainerMonitors, ShortestPrefixWithPendingOpsMatchesTheSearch) {
   EXPECT_EQ(monitor.result, Result::kViolation);
   EXPECT_EQ(monitor.prefix_events, search.prefix_events);
   EXPECT_EQ(monitor.culprit, search.culprit);
+}
+
+TEST(ContainerMonitors, PendingRemovalCalledTooLateCannotExplainAnInversion) {
+  // push(1), push(2), pop() -> 1, then a pop that is still pending: it was called after the
+  // inversion, so whatever it takes cannot repair it. The over-approximation (2 may be removed
+  // any time after the pending pop's call) decides this without the search.
+  history::HistoryBuilder b("test");
+  b.call(0, Call{"push", {Value(1)}}, Value());
+  b.call(0, Call{"push", {Value(2)}}, Value());
+  b.call(1, Call{"pop", {}}, Value(1));
+  b.invoke(2, Call{"pop", {}});
+  const history::History h = std::move(b).build();
+  auto compiled = internal::compile_container_ops(internal::ContainerKind::kStack, h);
+  ASSERT_TRUE(std::holds_alternative<internal::ContainerOps>(compiled));
+  internal::ScratchMemory scratch;
+  const internal::PrefixDecision d =
+      internal::decide_container_prefix(std::get<internal::ContainerOps>(compiled),
+                                        static_cast<std::int32_t>(h.events().size()), scratch);
+  EXPECT_EQ(d.decision, internal::Decision::kViolation);
+  EXPECT_EQ(d.evidence, 5);  // the response of pop() -> 1
+  // Called before the inversion, the same pop may have taken 2 first: undecided by the monitor,
+  // linearizable for the search.
+  history::HistoryBuilder early("test");
+  early.call(0, Call{"push", {Value(1)}}, Value());
+  early.call(0, Call{"push", {Value(2)}}, Value());
+  early.invoke(2, Call{"pop", {}});
+  early.call(1, Call{"pop", {}}, Value(1));
+  const history::History e = std::move(early).build();
+  auto early_ops = internal::compile_container_ops(internal::ContainerKind::kStack, e);
+  EXPECT_EQ(internal::decide_container_prefix(std::get<internal::ContainerOps>(early_ops),
+                                              static_cast<std::int32_t>(e.events().size()), scratch)
+                .decision,
+            internal::Decision::kUncertain);
+  EXPECT_FALSE(run_monitor("stack", e, CheckOptions{}).verdict);
+  EXPECT_EQ(check_auto("stack", e, CheckOptions{}).result, Result::kLinearizable);
 }
 
 TEST(ContainerMonitors, AlgoNames) {

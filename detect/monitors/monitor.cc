@@ -1,7 +1,9 @@
 #include "detect/monitors/monitor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
+#include <span>
 #include <variant>
 
 #include "detect/checker.h"
@@ -27,6 +29,12 @@ std::optional<internal::ContainerKind> container_kind(std::string_view model) {
 // searches of one localisation share this budget, after which the prefix is reported inexact.
 constexpr double kDefaultSearchSeconds = 2;
 constexpr std::size_t kDefaultSearchMemory = std::size_t{1} << 30;
+// The search decides only prefixes up to this long: beyond, it would spend the whole budget.
+constexpr std::int32_t kSearchWindowEvents = 60000;
+// How many cuts around an undecided one the shortest-prefix search tries, and how many undecided
+// cuts it meets in all, before it settles for an upper bound.
+constexpr int kDetours = 2;
+constexpr int kUndecidedCuts = 4;
 
 // Decides history.prefix(cut) exactly: by the monitor when it can, else by the search within
 // the remaining time budget. Returns kUncertain only when the search hit a limit.
@@ -35,6 +43,10 @@ PrefixDecision exact_prefix(const std::function<PrefixDecision(std::int32_t)>& m
                             const CheckOptions& options, double& seconds_left, std::int32_t cut) {
   PrefixDecision d = monitor(cut);
   if (d.decision == Decision::kLinearizable || d.decision == Decision::kViolation) return d;
+  if (cut > kSearchWindowEvents) {
+    return {Decision::kUncertain, "pending removals the monitor cannot place, in a prefix of " +
+                                      std::to_string(cut) + " events (too long for the search)"};
+  }
   if (seconds_left <= 0) return {Decision::kUncertain, "search time budget used up"};
   CheckOptions search_options = options;
   search_options.want_witness = false;
@@ -55,7 +67,17 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
                                  std::string_view model, const history::History& history,
                                  const CheckOptions& options, Verdict verdict) {
   const auto events = static_cast<std::int32_t>(history.events().size());
+  const auto start = std::chrono::steady_clock::now();
   PrefixDecision whole = monitor(events);
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  // The shortest-prefix search gets twice the time the whole decision took (at least the
+  // search's default budget, or options.timeout_seconds), then settles for bounds.
+  const double refine_seconds = options.timeout_seconds > 0
+                                    ? options.timeout_seconds
+                                    : std::max(kDefaultSearchSeconds, 2 * seconds_since(start));
+  const auto refine_start = std::chrono::steady_clock::now();
   if (whole.decision == Decision::kUnsupported || whole.decision == Decision::kUncertain) {
     return {std::nullopt, whole.reason};
   }
@@ -63,18 +85,55 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
     verdict.result = Result::kLinearizable;
     return {verdict, ""};
   }
-  // prefix(lo) is linearizable, prefix(hi) is not.
+  // prefix(lo) is linearizable, prefix(hi) is not. A violation usually shows at the event the
+  // monitor names as its evidence, so that cut is probed first, then cuts galloping down from
+  // it (1, 2, 4, ... events below), and a plain binary search takes over after the first
+  // linearizable probe. Every probe is exact, so the answer is the same as a binary search's.
   std::int32_t lo = 0, hi = events;
+  std::int32_t hint = whole.evidence;
+  std::int32_t step = 0;  // > 0 while galloping down
+  int undecided = 0;
   std::string limit;
   double seconds_left =
       options.timeout_seconds > 0 ? options.timeout_seconds : kDefaultSearchSeconds;
   while (hi - lo > 1) {
-    const std::int32_t mid = lo + (hi - lo) / 2;
-    const PrefixDecision d = exact_prefix(monitor, model, history, options, seconds_left, mid);
-    if (d.decision == Decision::kLinearizable) {
-      lo = mid;
-    } else if (d.decision == Decision::kViolation) {
-      hi = mid;
+    if (seconds_since(refine_start) > refine_seconds) {
+      limit = "its time budget of " + std::to_string(refine_seconds) + " s is used up";
+      break;
+    }
+    const bool at_hint = hint >= 0 && hint + 1 > lo && hint + 1 < hi;
+    std::int32_t cut = at_hint    ? hint + 1
+                       : step > 0 ? std::max(lo + (hi - lo) / 2, hi - step)
+                                  : lo + (hi - lo) / 2;
+    PrefixDecision d = exact_prefix(monitor, model, history, options, seconds_left, cut);
+    if (d.decision == Decision::kUncertain && ++undecided > kUndecidedCuts) {
+      limit = d.reason;
+      break;
+    }
+    if (d.decision == Decision::kUncertain && at_hint) {
+      hint = -1;  // a hint is only a shortcut: carry on without it
+      continue;
+    }
+    // An undecided cut (pending removals) need not stop the search: any decided cut between lo
+    // and hi narrows it just as well, so try the neighbours, alternately below and above.
+    for (int detour = 1; d.decision == Decision::kUncertain && detour <= kDetours; ++detour) {
+      const std::int32_t next = detour % 2 == 1 ? cut - (detour + 1) / 2 : cut + detour / 2;
+      if (next <= lo || next >= hi) continue;
+      PrefixDecision nd = exact_prefix(monitor, model, history, options, seconds_left, next);
+      if (nd.decision == Decision::kUncertain) ++undecided;
+      if (nd.decision != Decision::kUncertain) {
+        cut = next;
+        d = std::move(nd);
+      }
+    }
+    if (d.decision == Decision::kViolation) {
+      hi = cut;
+      hint = d.evidence;
+      step = at_hint ? 1 : step * 2;
+    } else if (d.decision == Decision::kLinearizable) {
+      lo = cut;
+      hint = -1;
+      step = 0;
     } else {
       limit = d.reason;
       break;
@@ -86,8 +145,143 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
   if (!limit.empty()) {
     verdict.prefix_exact = false;
     verdict.reason =
-        "the violation is certain but the shortest violating prefix is only an upper "
-        "bound (" +
+        "the violation is certain but the shortest violating prefix is only known to "
+        "have " +
+        std::to_string(lo + 1) + " to " + std::to_string(hi) + " events (" + limit + ")";
+  }
+  return {verdict, ""};
+}
+
+// The sub-history of the operations `ops` (indices into history, any order), built in
+// O(k log k) rather than by a pass over the whole history.
+history::History operations_history(const history::History& history,
+                                    std::span<const std::int32_t> ops) {
+  struct Stamp {
+    history::EventIndex event;
+    std::int32_t op;
+  };
+  std::vector<Stamp> stamps;
+  stamps.reserve(2 * ops.size());
+  for (std::int32_t i : ops) {
+    const history::Operation& op = history.op(i);
+    stamps.push_back({op.call_event, i});
+    if (op.return_event != history::kNoEvent) stamps.push_back({op.return_event, i});
+  }
+  std::sort(stamps.begin(), stamps.end(),
+            [](const Stamp& a, const Stamp& b) { return a.event < b.event; });
+  history::HistoryBuilder builder(history.origin());
+  for (const Stamp& s : stamps) {
+    const history::Operation& op = history.op(s.op);
+    if (s.event == op.call_event) {
+      builder.invoke(op.process, op.call, op.source.call_line, op.key);
+    } else {
+      builder.respond(op.process, op.outcome, op.result, op.source.return_line);
+    }
+  }
+  return std::move(builder).build();
+}
+
+// How many events of `ops` lie before `cut` (the length of their sub-history's matching prefix).
+std::size_t events_before(const history::History& history, std::span<const std::int32_t> ops,
+                          std::int32_t cut) {
+  std::size_t n = 0;
+  for (std::int32_t i : ops) {
+    const history::Operation& op = history.op(i);
+    if (op.call_event < cut) ++n;
+    if (op.return_event != history::kNoEvent && op.return_event < cut) ++n;
+  }
+  return n;
+}
+
+// The set monitor, value by value (set_monitor.h): the shortest violating prefix is the smallest
+// of the values' own, each found by a binary search over that value's response events. Where the
+// monitor cannot decide a value at a cut (pending adds and removes), the search decides that
+// value's few operations instead of the whole history.
+MonitorResult decide_set(const internal::SetOps& ops, const history::History& history,
+                         const CheckOptions& options, Verdict verdict) {
+  const internal::SetValueIndex index = internal::index_set_values(ops);
+  double seconds_left =
+      options.timeout_seconds > 0 ? options.timeout_seconds : kDefaultSearchSeconds;
+  std::string limit;  // why some value stayed undecided
+  const auto events = static_cast<std::int32_t>(history.events().size());
+  std::int32_t shortest = events + 1;  // the shortest violating prefix found so far
+  std::vector<std::int32_t> cuts;
+  for (std::size_t v = 0; v + 1 < index.begin.size(); ++v) {
+    const std::span<const std::int32_t> value_ops(
+        index.ops.data() + index.begin[v],
+        static_cast<std::size_t>(index.begin[v + 1] - index.begin[v]));
+    std::optional<history::History> value_history;
+    auto decide_at = [&](std::int32_t cut) -> PrefixDecision {
+      PrefixDecision d = internal::decide_set_value(ops, value_ops, cut);
+      if (d.decision != Decision::kUncertain) return d;
+      if (seconds_left <= 0) return {Decision::kUncertain, "search time budget used up"};
+      if (!value_history) value_history = operations_history(history, value_ops);
+      CheckOptions search_options = options;
+      search_options.want_witness = false;
+      search_options.timeout_seconds = seconds_left;
+      if (search_options.memory_limit_bytes == 0) {
+        search_options.memory_limit_bytes = kDefaultSearchMemory;
+      }
+      const Verdict sv = check_history(
+          "set", value_history->prefix(events_before(history, value_ops, cut)), search_options);
+      seconds_left -= sv.elapsed_ms / 1000;
+      if (sv.result == Result::kLinearizable) return {Decision::kLinearizable, ""};
+      if (sv.result == Result::kViolation) return {Decision::kViolation, ""};
+      return {Decision::kUncertain, "the search on one value hit a limit: " + sv.reason};
+    };
+    const PrefixDecision whole = decide_at(events);
+    if (whole.decision == Decision::kUnsupported) return {std::nullopt, whole.reason};
+    if (whole.decision == Decision::kUncertain) {
+      if (limit.empty()) limit = whole.reason;
+      continue;
+    }
+    if (whole.decision == Decision::kLinearizable) continue;
+    // The value's verdict changes only at its own responses: binary search over them, below the
+    // best prefix so far.
+    cuts.clear();
+    for (std::int32_t i : value_ops) {
+      const auto ret = ops.ops[static_cast<std::size_t>(i)].ret;
+      if (ret != internal::kNoReturn && ret + 1 < shortest) cuts.push_back(ret + 1);
+    }
+    if (cuts.empty()) continue;
+    std::sort(cuts.begin(), cuts.end());
+    // Invariant: cuts[lo - 1] (or nothing) is linearizable, cuts[hi] (or `shortest`) is not.
+    std::size_t lo = 0, hi = cuts.size();
+    bool exact = true;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      const PrefixDecision d = decide_at(cuts[mid]);
+      if (d.decision == Decision::kViolation) {
+        hi = mid;
+      } else if (d.decision == Decision::kLinearizable) {
+        lo = mid + 1;
+      } else {
+        exact = false;
+        if (limit.empty()) limit = d.reason;
+        break;
+      }
+    }
+    if (!exact) {
+      // Only an upper bound for this value; keep it if nothing better turns up.
+      if (hi < cuts.size() && cuts[hi] < shortest) shortest = cuts[hi];
+      verdict.prefix_exact = false;
+      continue;
+    }
+    if (hi < cuts.size()) shortest = cuts[hi];
+  }
+  if (shortest > events) {
+    if (!limit.empty()) return {std::nullopt, limit};
+    verdict.result = Result::kLinearizable;
+    return {verdict, ""};
+  }
+  verdict.result = Result::kViolation;
+  verdict.prefix_events = static_cast<std::size_t>(shortest);
+  verdict.culprit = history.events()[static_cast<std::size_t>(shortest - 1)].op;
+  if (!limit.empty()) {
+    // Another value was left undecided at some cut, so a shorter violating prefix may exist.
+    verdict.prefix_exact = false;
+    verdict.reason =
+        "the violation is certain but the shortest violating prefix is only an upper bound (" +
         limit + ")";
   }
   return {verdict, ""};
@@ -118,16 +312,14 @@ MonitorResult run_monitor(std::string_view model, const history::History& histor
     auto compiled = internal::compile_container_ops(*kind, history);
     if (auto* why = std::get_if<std::string>(&compiled)) return {std::nullopt, *why};
     const auto& ops = std::get<internal::ContainerOps>(compiled);
+    internal::ScratchMemory scratch;
     result = decide_by_prefixes(
-        [&](std::int32_t cut) { return internal::decide_container_prefix(ops, cut); }, model,
-        history, options, verdict);
+        [&](std::int32_t cut) { return internal::decide_container_prefix(ops, cut, scratch); },
+        model, history, options, verdict);
   } else if (model == "set") {
     auto compiled = internal::compile_set_ops(history);
     if (auto* why = std::get_if<std::string>(&compiled)) return {std::nullopt, *why};
-    const auto& ops = std::get<internal::SetOps>(compiled);
-    result =
-        decide_by_prefixes([&](std::int32_t cut) { return internal::decide_set_prefix(ops, cut); },
-                           model, history, options, verdict);
+    result = decide_set(std::get<internal::SetOps>(compiled), history, options, verdict);
   } else if (model == "snapshot") {
     internal::SnapshotOutcome outcome = internal::check_simple_snapshot(history);
     if (auto* why = std::get_if<internal::SnapshotUnsupported>(&outcome)) {

@@ -12,13 +12,18 @@
 //
 // Verdicts are exact, with the same meaning as the search's: for a violation, prefix_events is
 // the length of the shortest non-linearizable prefix (history.prefix(n), in which ops responding
-// beyond the cut are pending) and culprit the op responding at its last event. Containers find it
-// by binary search over cuts, deciding each prefix with the monitor when that is exact and with
-// the search otherwise (a pending removal the monitor cannot place). Those searches share a time
-// budget (options.timeout_seconds, or 2 s when it is 0) and a memory limit (1 GiB when unset);
-// past it the violation stands but prefix_exact is false (prefix_events is an upper bound) and
-// `reason` says so. The snapshot monitor finds
-// it in its single pass. Monitors give no witness and no longest_partial (both stay empty).
+// beyond the cut are pending) and culprit the op responding at its last event. Sets find it value
+// by value (a binary search over each violating value's own responses). Containers binary-search
+// the cuts, starting at the event the monitor names as its evidence and galloping down from it;
+// each prefix is decided by the monitor (with under- and over-approximations of its pending
+// removals) and, when those disagree, on a neighbouring cut, or by the search if the prefix has
+// at most 60,000 events. The searches share a time budget (options.timeout_seconds, or 2 s when
+// it is 0) and a memory limit (1 GiB when unset); the whole refinement gets
+// options.timeout_seconds too, or when it is 0 twice as long as deciding the whole history took
+// (at least 2 s). When no exact answer is found the violation stands but prefix_exact is false,
+// prefix_events is an upper bound, and `reason` gives the range the shortest prefix lies in. The
+// snapshot monitor finds it in its single pass. Monitors
+// give no witness and no longest_partial (both stay empty).
 //
 // Thread-safety: all functions are reentrant.
 

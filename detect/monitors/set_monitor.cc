@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <unordered_map>
+#include <optional>
+#include <span>
+
+#include "detect/monitors/value_ids.h"
 
 namespace linfault::detect::internal {
 namespace {
@@ -33,12 +35,14 @@ std::variant<SetOps, std::string> compile_set_ops(const history::History& histor
   SetOps out;
   out.events = static_cast<std::int32_t>(history.events().size());
   out.ops.resize(history.size());
-  std::map<Value, std::int32_t> ids;
+  ValueIds ids;
   for (std::size_t i = 0; i < history.size(); ++i) {
     const history::Operation& op = history.operations()[i];
     SetOp& s = out.ops[i];
     const std::string& m = op.call.method;
-    const auto where = "operation " + std::to_string(i) + " (" + op.call.to_string() + "): ";
+    auto where = [&] {
+      return "operation " + std::to_string(i) + " (" + op.call.to_string() + "): ";
+    };
     if (m == "add" || m == "insert") {
       s.kind = SetOp::Kind::kAdd;
     } else if (m == "remove" || m == "delete") {
@@ -51,113 +55,109 @@ std::variant<SetOps, std::string> compile_set_ops(const history::History& histor
       return "set has no method '" + m + "'";
     }
     if (op.call.args.size() != 1 || op.call.args[0].is_nil()) {
-      return where + "expected one non-nil argument";
+      return where() + "expected one non-nil argument";
     }
     s.call = op.call_event;
     s.ret = op.return_event == history::kNoEvent ? kNoReturn : op.return_event;
     s.failed = op.outcome == history::Outcome::kFail;
     if (op.outcome == history::Outcome::kOk) {
       const std::optional<bool> result = as_bool(op.result);
-      if (!result) return where + "the result is not a boolean";
+      if (!result) return where() + "the result is not a boolean";
       s.result = *result;
     }
-    auto [it, inserted] = ids.emplace(op.call.args[0], static_cast<std::int32_t>(ids.size()));
-    s.value = it->second;
+    ids.note(&op.call.args[0]);
   }
-  out.values = static_cast<std::int32_t>(ids.size());
+  const std::vector<std::int32_t> assigned = ids.assign(out.values);
+  for (std::size_t i = 0; i < out.ops.size(); ++i) out.ops[i].value = assigned[i];
   return out;
 }
 
-PrefixDecision decide_set_prefix(const SetOps& ops, std::int32_t cut) {
-  // Group the ops of the prefix by value (counting sort).
-  std::vector<std::int32_t> start(static_cast<std::size_t>(ops.values) + 1, 0);
-  std::vector<std::int32_t> in_cut;
-  for (std::size_t i = 0; i < ops.ops.size(); ++i) {
-    const SetOp& op = ops.ops[i];
-    if (op.call >= cut) continue;
-    const bool completed = op.ret != kNoReturn && op.ret < cut;
-    if (completed && op.failed) continue;
-    if (!completed && op.kind == SetOp::Kind::kContains) continue;
-    in_cut.push_back(static_cast<std::int32_t>(i));
-    ++start[static_cast<std::size_t>(op.value) + 1];
-  }
-  for (std::size_t v = 0; v < static_cast<std::size_t>(ops.values); ++v) start[v + 1] += start[v];
-  std::vector<std::int32_t> grouped(in_cut.size());
-  {
-    std::vector<std::int32_t> fill(start.begin(), start.end() - 1);
-    for (std::int32_t i : in_cut) {
-      grouped[static_cast<std::size_t>(fill[static_cast<std::size_t>(ops.ops[i].value)]++)] = i;
-    }
-  }
-  const std::int64_t end_time = cut;  // after every event of the prefix
-  bool uncertain = false;
+SetValueIndex index_set_values(const SetOps& ops) {
+  SetValueIndex index;
+  index.begin.assign(static_cast<std::size_t>(ops.values) + 1, 0);
+  for (const SetOp& op : ops.ops) ++index.begin[static_cast<std::size_t>(op.value) + 1];
   for (std::size_t v = 0; v < static_cast<std::size_t>(ops.values); ++v) {
-    struct Window {
-      std::int64_t inv, res;
-    };
-    std::optional<Window> add, remove;
-    int adds = 0, removes = 0;
-    std::optional<std::int64_t> pending_add_call, pending_remove_call;
-    bool true_facts = false;
-    for (std::int32_t k = start[v]; k < start[v + 1]; ++k) {
-      const SetOp& op = ops.ops[static_cast<std::size_t>(grouped[static_cast<std::size_t>(k)])];
-      const bool completed = op.ret != kNoReturn && op.ret < cut;
-      if (!completed) {
-        auto& earliest = op.kind == SetOp::Kind::kAdd ? pending_add_call : pending_remove_call;
-        if (!earliest || op.call < *earliest) earliest = op.call;
-        continue;
-      }
-      if (true_op(op)) true_facts = true;
-      if (op.result && op.kind == SetOp::Kind::kAdd) {
-        ++adds;
-        add = Window{op.call, op.ret};
-      }
-      if (op.result && op.kind == SetOp::Kind::kRemove) {
-        ++removes;
-        remove = Window{op.call, op.ret};
-      }
-    }
-    if (adds > 1) {
-      return {Decision::kUnsupported, "a value is added successfully twice"};
-    }
-    if (!true_facts) continue;  // only absent observations: pending ops need not take effect
-    if (pending_add_call && pending_remove_call) {
-      uncertain = true;
+    index.begin[v + 1] += index.begin[v];
+  }
+  index.ops.resize(ops.ops.size());
+  std::vector<std::int32_t> fill(index.begin.begin(), index.begin.end() - 1);
+  for (std::size_t i = 0; i < ops.ops.size(); ++i) {
+    const auto v = static_cast<std::size_t>(ops.ops[i].value);
+    index.ops[static_cast<std::size_t>(fill[v]++)] = static_cast<std::int32_t>(i);
+  }
+  return index;
+}
+
+PrefixDecision decide_set_value(const SetOps& ops, std::span<const std::int32_t> value_ops,
+                                std::int32_t cut) {
+  struct Window {
+    std::int64_t inv, res;
+  };
+  auto in_cut = [&](const SetOp& op) {
+    if (op.call >= cut) return false;
+    const bool completed = op.ret != kNoReturn && op.ret < cut;
+    if (completed && op.failed) return false;
+    return completed || op.kind != SetOp::Kind::kContains;  // pending contains are dropped
+  };
+  auto completed = [&](const SetOp& op) { return op.ret != kNoReturn && op.ret < cut; };
+  std::optional<Window> add, remove;
+  int adds = 0, removes = 0;
+  std::optional<std::int64_t> pending_add_call, pending_remove_call;
+  bool true_facts = false;
+  for (std::int32_t i : value_ops) {
+    const SetOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (!in_cut(op)) continue;
+    if (!completed(op)) {
+      auto& earliest = op.kind == SetOp::Kind::kAdd ? pending_add_call : pending_remove_call;
+      if (!earliest || op.call < *earliest) earliest = op.call;
       continue;
     }
-    if (pending_add_call) {
-      if (add && removes > 0) {  // the pending add might add the value again
-        uncertain = true;
-        continue;
-      }
-      if (!add) add = Window{*pending_add_call, kInfinity};
+    if (true_op(op)) true_facts = true;
+    if (op.result && op.kind == SetOp::Kind::kAdd) {
+      ++adds;
+      add = Window{op.call, op.ret};
     }
-    if (pending_remove_call && add && removes == 0) {
-      remove = Window{*pending_remove_call, kInfinity};
-    }
-    if (!add) return {Decision::kViolation, "a value is observed in the set but never added"};
-    if (removes > 1) return {Decision::kViolation, "a value is removed twice"};
-    const Window removal = remove ? *remove : Window{end_time, kInfinity};
-    // lo: earliest response of a true op; hi: latest call of one (the removal's included).
-    std::int64_t lo = std::min(add->res, removal.res);
-    std::int64_t hi = std::max(add->inv, removal.inv);
-    for (std::int32_t k = start[v]; k < start[v + 1]; ++k) {
-      const SetOp& op = ops.ops[static_cast<std::size_t>(grouped[static_cast<std::size_t>(k)])];
-      if (op.ret == kNoReturn || op.ret >= cut || !true_op(op)) continue;
-      lo = std::min<std::int64_t>(lo, op.ret);
-      hi = std::max<std::int64_t>(hi, op.call);
-    }
-    if (add->inv > lo) return {Decision::kViolation, "a value is observed before it is added"};
-    if (removal.res < hi) return {Decision::kViolation, "a value is observed after it is removed"};
-    for (std::int32_t k = start[v]; k < start[v + 1]; ++k) {
-      const SetOp& op = ops.ops[static_cast<std::size_t>(grouped[static_cast<std::size_t>(k)])];
-      if (op.ret == kNoReturn || op.ret >= cut || true_op(op)) continue;
-      if (op.call > lo && op.ret < hi) {
-        return {Decision::kViolation, "a value is reported absent while certainly present"};
-      }
+    if (op.result && op.kind == SetOp::Kind::kRemove) {
+      ++removes;
+      remove = Window{op.call, op.ret};
     }
   }
-  if (uncertain) return {Decision::kUncertain, "pending adds and removes of an observed value"};
+  if (adds > 1) return {Decision::kUnsupported, "a value is added successfully twice"};
+  if (!true_facts) return {Decision::kLinearizable, ""};  // pending ops need not take effect
+  if (pending_add_call && pending_remove_call) {
+    return {Decision::kUncertain, "pending adds and removes of an observed value"};
+  }
+  if (pending_add_call) {
+    if (add && removes > 0) {  // the pending add might add the value again
+      return {Decision::kUncertain, "a pending add of a value added and removed already"};
+    }
+    if (!add) add = Window{*pending_add_call, kInfinity};
+  }
+  if (pending_remove_call && add && removes == 0) {
+    remove = Window{*pending_remove_call, kInfinity};
+  }
+  if (!add) return {Decision::kViolation, "a value is observed in the set but never added"};
+  if (removes > 1) return {Decision::kViolation, "a value is removed twice"};
+  const std::int64_t end_time = cut;  // after every event of the prefix
+  const Window removal = remove ? *remove : Window{end_time, kInfinity};
+  // lo: earliest response of a true op; hi: latest call of one (the removal's included).
+  std::int64_t lo = std::min(add->res, removal.res);
+  std::int64_t hi = std::max(add->inv, removal.inv);
+  for (std::int32_t i : value_ops) {
+    const SetOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (!in_cut(op) || !completed(op) || !true_op(op)) continue;
+    lo = std::min<std::int64_t>(lo, op.ret);
+    hi = std::max<std::int64_t>(hi, op.call);
+  }
+  if (add->inv > lo) return {Decision::kViolation, "a value is observed before it is added"};
+  if (removal.res < hi) return {Decision::kViolation, "a value is observed after it is removed"};
+  for (std::int32_t i : value_ops) {
+    const SetOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (!in_cut(op) || !completed(op) || true_op(op)) continue;
+    if (op.call > lo && op.ret < hi) {
+      return {Decision::kViolation, "a value is reported absent while certainly present"};
+    }
+  }
   return {Decision::kLinearizable, ""};
 }
 

@@ -19,6 +19,7 @@
 #define LINFAULT_DETECT_MONITORS_SET_MONITOR_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -45,7 +46,18 @@ struct SetOps {
 
 std::variant<SetOps, std::string> compile_set_ops(const history::History& history);
 
-PrefixDecision decide_set_prefix(const SetOps& ops, std::int32_t cut);
+// The ops of each value v, in op order: ops[begin[v] .. begin[v + 1]).
+struct SetValueIndex {
+  std::vector<std::int32_t> begin;
+  std::vector<std::int32_t> ops;
+};
+SetValueIndex index_set_values(const SetOps& ops);
+
+// Decides the sub-history of one value (`value_ops`, from the index) in history.prefix(cut). A set
+// is the product of its values' objects, so history.prefix(cut) is linearizable iff every value's
+// part is: a violation's shortest prefix is the smallest over values, each found on its own ops.
+PrefixDecision decide_set_value(const SetOps& ops, std::span<const std::int32_t> value_ops,
+                                std::int32_t cut);
 
 }  // namespace linfault::detect::internal
 
