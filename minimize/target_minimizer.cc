@@ -822,67 +822,12 @@ class Pipeline {
     result.candidates = minimizer_.candidates();
     result.executions = minimizer_.executions() + result.proof.executions;
     result.timed_out = minimizer_.out_of_time();
-    result.test_case = make_test_case(result);
+    result.test_case =
+        test_case_from_run(target_.name, target_.model, result.workload, result.failing_run,
+                           result.verdict, minimizer_.step_cap(best_), "");
     result.elapsed_ms = minimizer_.elapsed_ms();
     result.log = log_;
     result.test_case.guarantee = describe_guarantee(result);
-  }
-
-  TestCase make_test_case(const TargetMinimization& m) const {
-    TestCase tc;
-    tc.target = target_.name;
-    tc.model = target_.model;
-    tc.schedule = best_run_.schedule.to_text();
-    tc.history = m.failing_run.history;
-    const History& h = m.failing_run.history;
-    const OpIndex culprit = m.verdict.result == detect::Result::kViolation ? m.verdict.culprit : -1;
-    auto by_process = ops_by_process(h, h.events().size());
-    std::vector<OpIndex>& p0 = by_process[0];
-    std::size_t next0 = 0;
-    auto step_for = [&](history::ProcessId process, const Call& call,
-                        std::optional<OpIndex> index) {
-      Step s;
-      s.process = process;
-      s.call = call;
-      if (index) {
-        const history::Operation& op = h.op(*index);
-        s.result = op.result;
-        s.outcome = op.outcome;
-        s.culprit = *index == culprit;
-      } else {
-        s.outcome = history::Outcome::kPending;  // never started: the run was cut short
-      }
-      return s;
-    };
-    auto take0 = [&]() -> std::optional<OpIndex> {
-      if (next0 < p0.size()) return p0[next0++];
-      return std::nullopt;
-    };
-    for (const Call& call : best_.ps) tc.ps.push_back(step_for(0, call, take0()));
-    for (std::size_t t = 0; t < best_.pc.size(); ++t) {
-      std::vector<Step> thread;
-      const auto process = static_cast<history::ProcessId>(t);
-      for (std::size_t i = 0; i < best_.pc[t].size(); ++i) {
-        std::optional<OpIndex> index;
-        if (t == 0) {
-          index = take0();
-        } else if (auto it = by_process.find(process);
-                   it != by_process.end() && i < it->second.size()) {
-          index = it->second[i];
-        }
-        thread.push_back(step_for(process, best_.pc[t][i], index));
-      }
-      tc.pc.push_back(std::move(thread));
-    }
-    for (const Call& call : best_.pr) tc.pr.push_back(step_for(0, call, take0()));
-    if (culprit >= 0) {
-      tc.violation = "no linearization explains " + h.op(culprit).to_string();
-    } else {
-      tc.violation = std::string("the run ended in a ") +
-                     dpct::run_outcome_name(m.failing_run.outcome) +
-                     (m.failing_run.message.empty() ? "" : ": " + m.failing_run.message);
-    }
-    return tc;
   }
 
   struct Start {

@@ -1,8 +1,16 @@
 #include "minimize/test_case.h"
 
+#include <algorithm>
+#include <fstream>
+#include <limits>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 
+#include "dpct/schedule.h"
+#include "history/formats.h"
 #include "history/json_format.h"
+#include "spec/registry.h"
 
 namespace linfault::minimize {
 namespace {
@@ -10,6 +18,10 @@ namespace {
 using history::Event;
 using history::History;
 using history::OpIndex;
+using nlohmann::json;
+
+constexpr const char* kKind = "test-case";
+constexpr int kVersion = 1;
 
 Step step_of(const History& h, OpIndex i, OpIndex culprit) {
   const history::Operation& op = h.op(i);
@@ -48,6 +60,123 @@ std::string step_to_text(const Step& step) {
       break;
   }
   return step.culprit ? out + "   <-- cannot be explained" : out;
+}
+
+// Reads a test-case document; `where` paths name the field in messages ("pc[1][0].args").
+class Reader {
+ public:
+  explicit Reader(const std::string& origin) : origin_(origin) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
+    throw history::InputError(origin_, 0, "test case: " + where + ": " + problem);
+  }
+
+  const json* optional_field(const json& object, const char* name) const {
+    auto it = object.find(name);
+    return it == object.end() ? nullptr : &*it;
+  }
+
+  const json& field(const json& object, const char* name, const std::string& where) const {
+    const json* value = optional_field(object, name);
+    if (value == nullptr) fail(where, std::string("missing field \"") + name + "\"");
+    return *value;
+  }
+
+  std::string string(const json& object, const char* name, const std::string& where) const {
+    const json& value = field(object, name, where);
+    if (!value.is_string()) fail(join(where, name), "expected a string");
+    return value.get<std::string>();
+  }
+
+  // A string or null; an absent field counts as null.
+  std::optional<std::string> nullable_string(const json& object, const char* name,
+                                             const std::string& where) const {
+    const json* value = optional_field(object, name);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    if (!value->is_string()) fail(join(where, name), "expected a string or null");
+    return value->get<std::string>();
+  }
+
+  std::uint64_t unsigned_number(const json& value, const std::string& where) const {
+    const bool negative =
+        value.is_number_integer() && !value.is_number_unsigned() && value.get<std::int64_t>() < 0;
+    if (!value.is_number_integer() || negative) fail(where, "expected a non-negative integer");
+    return value.get<std::uint64_t>();
+  }
+
+  history::Value value(const json& value, const std::string& where) const {
+    try {
+      return history::value_from_json(value);
+    } catch (const std::invalid_argument& e) {
+      fail(where, e.what());
+    }
+  }
+
+  Step step(const json& object, const std::string& where,
+            history::ProcessId default_process) const {
+    if (!object.is_object()) fail(where, "expected an object (a step: method, args, result)");
+    Step step;
+    step.process = default_process;
+    if (const json* process = optional_field(object, "process")) {
+      const std::uint64_t p = unsigned_number(*process, where + ".process");
+      if (p > static_cast<std::uint64_t>(std::numeric_limits<history::ProcessId>::max())) {
+        fail(where + ".process", "out of range");
+      }
+      step.process = static_cast<history::ProcessId>(p);
+    }
+    step.call.method = string(object, "method", where);
+    if (step.call.method.empty()) fail(where + ".method", "empty method name");
+    if (const json* args = optional_field(object, "args")) {
+      if (!args->is_array()) fail(where + ".args", "expected an array");
+      for (std::size_t i = 0; i < args->size(); ++i) {
+        step.call.args.push_back(value((*args)[i], where + ".args[" + std::to_string(i) + "]"));
+      }
+    }
+    if (const json* result = optional_field(object, "result")) {
+      step.result = value(*result, where + ".result");
+    }
+    if (const json* outcome = optional_field(object, "outcome")) {
+      if (!outcome->is_string()) fail(where + ".outcome", "expected a string");
+      step.outcome = parse_outcome(outcome->get<std::string>(), where + ".outcome");
+    }
+    if (const json* culprit = optional_field(object, "culprit")) {
+      if (!culprit->is_boolean()) fail(where + ".culprit", "expected true or false");
+      step.culprit = culprit->get<bool>();
+    }
+    return step;
+  }
+
+  std::vector<Step> steps(const json& list, const std::string& where,
+                          history::ProcessId default_process) const {
+    if (!list.is_array()) fail(where, "expected an array of steps");
+    std::vector<Step> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out.push_back(step(list[i], where + "[" + std::to_string(i) + "]", default_process));
+    }
+    return out;
+  }
+
+ private:
+  static std::string join(const std::string& where, const char* name) {
+    return where == "document" ? std::string(name) : where + "." + name;
+  }
+
+  history::Outcome parse_outcome(const std::string& name, const std::string& where) const {
+    for (history::Outcome o :
+         {history::Outcome::kOk, history::Outcome::kFail, history::Outcome::kPending}) {
+      if (name == history::outcome_name(o)) return o;
+    }
+    fail(where, "unknown outcome \"" + name + "\" (expected ok, fail or pending)");
+  }
+
+  const std::string& origin_;
+};
+
+std::vector<history::Call> calls_of(const std::vector<Step>& steps) {
+  std::vector<history::Call> calls;
+  calls.reserve(steps.size());
+  for (const Step& step : steps) calls.push_back(step.call);
+  return calls;
 }
 
 }  // namespace
@@ -91,6 +220,71 @@ TestCase test_case_from_history(const std::string& model, const History& history
   return tc;
 }
 
+std::vector<CallPosition> call_positions(const dpct::Workload& workload, const History& history) {
+  std::vector<CallPosition> positions(history.size());
+  std::map<history::ProcessId, std::size_t> seen;
+  const std::size_t thread0_calls = workload.threads.empty() ? 0 : workload.threads[0].size();
+  for (const Event& event : history.events()) {
+    if (event.kind != Event::Kind::kCall) continue;
+    const history::ProcessId process = history.op(event.op).process;
+    std::size_t k = seen[process]++;
+    CallPosition position;
+    if (process > 0) {
+      position = {dpct::Phase::kConcurrent, static_cast<dpct::ThreadId>(process), k};
+    } else if (k < workload.setup.size()) {
+      position = {dpct::Phase::kSetup, 0, k};
+    } else if ((k -= workload.setup.size()) < thread0_calls) {
+      position = {dpct::Phase::kConcurrent, 0, k};
+    } else {
+      position = {dpct::Phase::kReveal, 0, k - thread0_calls};
+    }
+    positions[static_cast<std::size_t>(event.op)] = position;
+  }
+  return positions;
+}
+
+TestCase test_case_from_run(const std::string& target, const std::string& model,
+                            const dpct::Workload& workload, const dpct::Run& run,
+                            const detect::Verdict& verdict, std::uint64_t max_steps,
+                            const std::string& guarantee) {
+  TestCase tc;
+  tc.target = target;
+  tc.model = model;
+  tc.schedule = run.schedule.to_text();
+  tc.guarantee = guarantee;
+  tc.max_steps = max_steps;
+  tc.history = run.history;
+  auto unreached = [](history::ProcessId process, const std::vector<history::Call>& calls) {
+    std::vector<Step> steps;
+    for (const history::Call& call : calls) {
+      steps.push_back(Step{process, call, history::Value(), history::Outcome::kPending, false});
+    }
+    return steps;
+  };
+  tc.ps = unreached(0, workload.setup);
+  for (std::size_t t = 0; t < workload.threads.size(); ++t) {
+    tc.pc.push_back(unreached(static_cast<history::ProcessId>(t), workload.threads[t]));
+  }
+  tc.pr = unreached(0, workload.reveal);
+  const OpIndex culprit = verdict.result == detect::Result::kViolation ? verdict.culprit : -1;
+  const std::vector<CallPosition> positions = call_positions(workload, run.history);
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const CallPosition& at = positions[i];
+    std::vector<Step>* list = at.phase == dpct::Phase::kSetup    ? &tc.ps
+                              : at.phase == dpct::Phase::kReveal ? &tc.pr
+                              : at.thread < tc.pc.size()         ? &tc.pc[at.thread]
+                                                                 : nullptr;
+    if (list == nullptr || at.index >= list->size()) continue;
+    (*list)[at.index] = step_of(run.history, static_cast<OpIndex>(i), culprit);
+  }
+  if (culprit >= 0) {
+    tc.violation = "no linearization explains " + run.history.op(culprit).to_string();
+  } else if (run.outcome != dpct::RunOutcome::kOk) {
+    tc.violation = std::string(dpct::run_outcome_name(run.outcome)) + ": " + run.message;
+  }
+  return tc;
+}
+
 nlohmann::json test_case_to_json(const TestCase& tc) {
   auto steps = [](const std::vector<Step>& list) {
     nlohmann::json out = nlohmann::json::array();
@@ -109,7 +303,92 @@ nlohmann::json test_case_to_json(const TestCase& tc) {
           {"schedule", tc.schedule ? nlohmann::json(*tc.schedule) : nlohmann::json()},
           {"violation", tc.violation},
           {"guarantee", tc.guarantee},
+          {"max_steps", tc.max_steps},
           {"history", history::history_to_json(tc.history, tc.model)}};
+}
+
+bool is_test_case_document(const nlohmann::json& doc) {
+  return doc.is_object() && doc.value("linfault", "") == kKind;
+}
+
+TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origin) {
+  const Reader reader(origin);
+  if (!is_test_case_document(doc)) {
+    reader.fail("document", "not a test case (expected \"linfault\": \"test-case\")");
+  }
+  if (reader.unsigned_number(reader.field(doc, "version", "document"), "version") != kVersion) {
+    reader.fail("version", "unsupported version (this linfault reads version 1)");
+  }
+  TestCase tc;
+  tc.target = reader.nullable_string(doc, "target", "document");
+  if (tc.target && tc.target->empty()) reader.fail("target", "empty target name");
+  tc.model = reader.string(doc, "model", "document");
+  const std::vector<std::string_view> models = spec::model_names();
+  if (std::find(models.begin(), models.end(), tc.model) == models.end()) {
+    std::string known;
+    for (std::string_view m : models) known += (known.empty() ? "" : ", ") + std::string(m);
+    reader.fail("model", "unknown model \"" + tc.model + "\" (known: " + known + ")");
+  }
+  tc.ps = reader.steps(reader.field(doc, "ps", "document"), "ps", 0);
+  const json& pc = reader.field(doc, "pc", "document");
+  if (!pc.is_array()) reader.fail("pc", "expected an array of threads (arrays of steps)");
+  for (std::size_t t = 0; t < pc.size(); ++t) {
+    const std::string where = "pc[" + std::to_string(t) + "]";
+    tc.pc.push_back(reader.steps(pc[t], where, static_cast<history::ProcessId>(t)));
+    for (std::size_t i = 1; i < tc.pc.back().size(); ++i) {
+      if (tc.pc.back()[i].process != tc.pc.back().front().process) {
+        reader.fail(where + "[" + std::to_string(i) + "].process",
+                    "a thread's steps must share one process");
+      }
+    }
+  }
+  tc.pr = reader.steps(reader.field(doc, "pr", "document"), "pr", 0);
+  tc.schedule = reader.nullable_string(doc, "schedule", "document");
+  if (tc.schedule) {
+    if (!tc.target) reader.fail("schedule", "a test case without a target has no schedule");
+    try {
+      dpct::Schedule::from_text(*tc.schedule);
+    } catch (const dpct::ScheduleFormatError& e) {
+      reader.fail("schedule", e.what());
+    }
+  }
+  if (reader.optional_field(doc, "violation")) {
+    tc.violation = reader.string(doc, "violation", "document");
+  }
+  if (reader.optional_field(doc, "guarantee")) {
+    tc.guarantee = reader.string(doc, "guarantee", "document");
+  }
+  if (const json* max_steps = reader.optional_field(doc, "max_steps")) {
+    tc.max_steps = reader.unsigned_number(*max_steps, "max_steps");
+    if (tc.max_steps == 0) reader.fail("max_steps", "must be positive");
+  }
+  if (const json* history = reader.optional_field(doc, "history")) {
+    if (!history->is_null()) tc.history = history::history_from_json(*history, origin);
+  }
+  return tc;
+}
+
+dpct::Workload workload_of(const TestCase& tc) {
+  dpct::Workload workload;
+  workload.setup = calls_of(tc.ps);
+  for (const std::vector<Step>& thread : tc.pc) workload.threads.push_back(calls_of(thread));
+  workload.reveal = calls_of(tc.pr);
+  return workload;
+}
+
+TestCase read_test_case(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw history::OpenError(path, 0, "cannot open the test case");
+  std::stringstream text;
+  text << in.rdbuf();
+  return test_case_from_json(history::parse_json_text(text.str(), path, nullptr), path);
+}
+
+void write_test_case(const TestCase& tc, const std::string& path) {
+  std::ofstream out(path);
+  out << test_case_to_json(tc).dump(2) << "\n";
+  out.close();
+  if (!out) throw std::runtime_error(path + ": cannot write the test case");
 }
 
 std::string test_case_to_text(const TestCase& tc) {
@@ -124,8 +403,9 @@ std::string test_case_to_text(const TestCase& tc) {
   line("Ps:", tc.ps);
   if (tc.pc.empty()) out += "Pc: (none)\n";
   for (std::size_t t = 0; t < tc.pc.size(); ++t) {
-    line("Pc thread " + std::to_string(t) + " (p" + std::to_string(tc.pc[t].front().process) + "):",
-         tc.pc[t]);
+    const std::string process =
+        tc.pc[t].empty() ? "" : " (p" + std::to_string(tc.pc[t].front().process) + ")";
+    line("Pc thread " + std::to_string(t) + process + ":", tc.pc[t]);
   }
   line("Pr:", tc.pr);
   out += "violation: " + tc.violation + "\n";

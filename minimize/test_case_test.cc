@@ -2,6 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "dpct/schedule.h"
+#include "history/formats.h"
+
 namespace linfault::minimize {
 namespace {
 
@@ -67,6 +76,164 @@ TEST(TestCaseTest, ConcurrentFromTheStartHasNoSetup) {
   EXPECT_TRUE(tc.ps.empty());
   EXPECT_TRUE(tc.pr.empty());
   EXPECT_EQ(tc.pc.size(), 2u);
+}
+
+// Ps: push(1); Pc: pop() -> 1 || pop() -> 1, as the executor would have numbered it.
+TestCase target_level_test_case() {
+  HistoryBuilder b;
+  b.call(0, Call{"push", {Value(1)}}, Value());
+  b.invoke(0, Call{"pop", {}});
+  b.invoke(1, Call{"pop", {}});
+  b.respond(0, Outcome::kOk, Value(1));
+  b.respond(1, Outcome::kOk, Value(1));
+  TestCase tc = test_case_from_history("stack", std::move(b).build(), 2);
+  tc.target = "treiber_stack_buggy";
+  dpct::Schedule schedule;
+  schedule.scheduler = "exhaustive";
+  schedule.set_parameter("run", "3");
+  schedule.decisions = {0, 0, 1, 1, 1, 0};
+  tc.schedule = schedule.to_text();
+  tc.guarantee = "minimal: every smaller Pc was enumerated";
+  tc.max_steps = 5000;
+  tc.ps[0].call.args.push_back(
+      Value(history::Value::List{Value("a \"quoted\" )\" text"), Value(true)}));
+  return tc;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("linfault_test_case_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+TEST(TestCaseJsonTest, TargetLevelRoundTripsThroughJsonAndFiles) {
+  const TestCase tc = target_level_test_case();
+  const nlohmann::json j = test_case_to_json(tc);
+  EXPECT_EQ(j["linfault"], "test-case");
+  EXPECT_EQ(j["target"], "treiber_stack_buggy");
+  EXPECT_EQ(j["max_steps"], 5000);
+  EXPECT_TRUE(is_test_case_document(j));
+  EXPECT_EQ(test_case_from_json(j, "mem"), tc);
+
+  // Through text as well: the dump must be parseable and lose nothing.
+  EXPECT_EQ(test_case_from_json(nlohmann::json::parse(j.dump()), "mem"), tc);
+
+  const std::string path = temp_path("round_trip.json");
+  write_test_case(tc, path);
+  const TestCase back = read_test_case(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(back, tc);
+  EXPECT_EQ(back.pc[1][0].process, 1);
+  EXPECT_TRUE(back.pc[1][0].culprit);  // op 2, the second pop
+}
+
+TEST(TestCaseJsonTest, HistoryLevelRoundTripsWithNullTargetAndSchedule) {
+  HistoryBuilder b;
+  b.invoke(0, Call{"write", {Value(1)}});
+  b.invoke(1, Call{"read", {}});
+  b.respond(0, Outcome::kOk, Value());
+  b.respond(1, Outcome::kOk, Value(3));
+  b.invoke(2, Call{"write", {Value(4)}});  // pending
+  const TestCase tc = test_case_from_history("register", std::move(b).build(), 1);
+  const nlohmann::json j = test_case_to_json(tc);
+  EXPECT_TRUE(j["target"].is_null());
+  EXPECT_TRUE(j["schedule"].is_null());
+  const TestCase back = test_case_from_json(j, "mem");
+  EXPECT_EQ(back, tc);
+  EXPECT_FALSE(back.target.has_value());
+  EXPECT_EQ(back.max_steps, TestCase::kDefaultMaxSteps);
+}
+
+TEST(TestCaseJsonTest, HandWrittenMinimalDocumentGetsDefaults) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "linfault": "test-case", "version": 1, "target": "treiber_stack_buggy", "model": "stack",
+    "ps": [{"method": "push", "args": [7]}],
+    "pc": [[{"method": "pop"}], [{"method": "pop"}, {"method": "push", "args": [8]}]],
+    "pr": [],
+    "schedule": null, "violation": "", "guarantee": ""})");
+  const TestCase tc = test_case_from_json(j, "hand.json");
+  EXPECT_EQ(tc.pc[1][1].process, 1);  // Pc thread i is process i
+  EXPECT_EQ(tc.pc[1][1].outcome, Outcome::kOk);
+  EXPECT_TRUE(tc.history.empty());
+  EXPECT_EQ(tc.max_steps, TestCase::kDefaultMaxSteps);
+
+  const dpct::Workload w = workload_of(tc);
+  ASSERT_EQ(w.setup.size(), 1u);
+  EXPECT_EQ(w.setup[0].to_string(), "push(7)");
+  ASSERT_EQ(w.threads.size(), 2u);
+  EXPECT_EQ(w.threads[0].size(), 1u);
+  EXPECT_EQ(w.threads[1][1].to_string(), "push(8)");
+  EXPECT_TRUE(w.reveal.empty());
+}
+
+// Each bad document fails with an InputError naming the origin and the field.
+TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
+  const nlohmann::json good = test_case_to_json(target_level_test_case());
+  struct Case {
+    std::string name;
+    std::function<void(nlohmann::json&)> damage;
+    std::string expected;  // a fragment of the message
+  };
+  const std::vector<Case> cases = {
+      {"not an object", [](nlohmann::json& j) { j = nlohmann::json::array(); }, "not a test case"},
+      {"saved run", [](nlohmann::json& j) { j["linfault"] = "saved-run"; }, "not a test case"},
+      {"version", [](nlohmann::json& j) { j["version"] = 2; }, "version"},
+      {"no model", [](nlohmann::json& j) { j.erase("model"); }, "missing field \"model\""},
+      {"bad model", [](nlohmann::json& j) { j["model"] = "heap"; }, "unknown model \"heap\""},
+      {"target type", [](nlohmann::json& j) { j["target"] = 3; }, "target: expected a string"},
+      {"no pc", [](nlohmann::json& j) { j.erase("pc"); }, "missing field \"pc\""},
+      {"pc not threads", [](nlohmann::json& j) { j["pc"] = {1}; }, "pc[0]: expected an array"},
+      {"step method", [](nlohmann::json& j) { j["pc"][1][0].erase("method"); },
+       "pc[1][0]: missing field \"method\""},
+      {"step args", [](nlohmann::json& j) { j["ps"][0]["args"] = "x"; },
+       "ps[0].args: expected an array"},
+      {"step value",
+       [](nlohmann::json& j) {
+         j["pr"] = {{{"method", "pop"}, {"result", 1.5}}};
+       },
+       "pr[0].result"},
+      {"step outcome", [](nlohmann::json& j) { j["pc"][0][0]["outcome"] = "maybe"; },
+       "unknown outcome \"maybe\""},
+      {"mixed processes", [](nlohmann::json& j) { j["pc"][0].push_back(j["pc"][1][0]); },
+       "pc[0][1].process"},
+      {"schedule text", [](nlohmann::json& j) { j["schedule"] = "pct | x | y | z"; }, "schedule"},
+      {"schedule without target", [](nlohmann::json& j) { j["target"] = nullptr; },
+       "without a target"},
+      {"max_steps", [](nlohmann::json& j) { j["max_steps"] = -3; }, "max_steps"},
+      {"violation", [](nlohmann::json& j) { j["violation"] = false; }, "violation"},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json j = good;
+    c.damage(j);
+    try {
+      test_case_from_json(j, "bad.json");
+      ADD_FAILURE() << c.name << ": accepted";
+    } catch (const history::InputError& e) {
+      EXPECT_EQ(e.file(), "bad.json") << c.name;
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos)
+          << c.name << ": " << e.what();
+    }
+  }
+}
+
+TEST(TestCaseJsonTest, ReadingReportsMissingFilesAndSyntaxErrorsWithLines) {
+  EXPECT_THROW(read_test_case(temp_path("does_not_exist.json")), history::OpenError);
+  const std::string path = temp_path("syntax.json");
+  std::ofstream(path) << "{\"linfault\": \"test-case\",\n\"version\": 1,\n\"model\": }\n";
+  try {
+    read_test_case(path);
+    ADD_FAILURE() << "accepted broken JSON";
+  } catch (const history::InputError& e) {
+    EXPECT_EQ(e.line(), 3u) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(TestCaseJsonTest, TextOfAThreadWithNoStepsDoesNotCrash) {
+  TestCase tc = target_level_test_case();
+  tc.pc.push_back({});
+  EXPECT_NE(test_case_to_text(tc).find("Pc thread 2: (none)"), std::string::npos)
+      << test_case_to_text(tc);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -112,11 +114,19 @@ TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
   }
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / "testcase.json"));
   EXPECT_TRUE(std::filesystem::exists(tc["detection"]["saved_run"].get<std::string>()));
+  std::ifstream gtest_file(std::filesystem::path(out) / "lf_list_buggy_repro_test.cc");
+  const std::string gtest((std::istreambuf_iterator<char>(gtest_file)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(gtest.find("TEST(LinfaultRepro"), std::string::npos) << gtest.substr(0, 400);
+  EXPECT_NE(gtest.find("\"lf_list_buggy\""), std::string::npos);
+  // A replay of the saved test case reproduces the violation.
+  EXPECT_EQ(run("replay '" + out + "/testcase.json' --quiet").exit_code, 1);
 
   const RunResult text = run("run --target treiber_stack_buggy --seed 1");
   ASSERT_EQ(text.exit_code, 1) << text.out << text.err;
   EXPECT_NE(text.out.find("Ps: push("), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("guarantee: buggy"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("<== not linearizable"), std::string::npos) << text.out;
 
   const RunResult control = run("run --target treiber_stack --histories 20 --json");
   ASSERT_EQ(control.exit_code, 0) << control.out << control.err;
@@ -128,6 +138,7 @@ TEST_F(PipelineCliTest, LinearizableInputAndBadInput) {
                                "{:process 0, :type :invoke, :f :push, :value 1}\n"
                                "{:process 0, :type :ok, :f :push, :value 1}\n");
   EXPECT_EQ(run("minimize '" + ok + "' --model stack").exit_code, 0);
+  EXPECT_EQ(run("minimize '" + ok + "' --model stack --gtest x.cc").exit_code, 64);
   EXPECT_EQ(run("localize '" + ok + "' --model stack").exit_code, 0);
   EXPECT_EQ(run("minimize '" + ok + "' --model stack --target treiber_stack_buggy").exit_code, 0);
   const RunResult unknown = run("minimize '" + ok + "' --model stack --target no_such_target");

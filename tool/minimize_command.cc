@@ -106,6 +106,11 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
 void run_minimize(const MinimizeArguments& args) {
   const Input input = load_input(args.file, args.format, args.model);
   if (input.saved_run || !args.target.empty()) minimize_on_target(args, input);
+  if (!args.test_case.gtest.empty()) {
+    throw UsageError(
+        "--gtest needs a target to re-execute: give --target T or a run saved by "
+        "`linfault detect`");
+  }
   const history::History& h = input.loaded.history;
   minimize::HistoryMinimizerOptions options;
   options.timeout_seconds = args.timeout_seconds;

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "history/history.h"
+#include "minimize/gtest_emitter.h"
+#include "minimize/interleaving.h"
 #include "minimize/test_case.h"
 #include "tool/commands.h"
 
@@ -74,8 +76,13 @@ nlohmann::json minimization_to_json(const minimize::TargetMinimization& m) {
 }
 
 void print_minimization(std::ostream& out, const minimize::TargetMinimization& m, bool compact) {
-  (void)compact;
   out << minimize::test_case_to_text(m.test_case);
+  minimize::InterleavingOptions layout;
+  if (m.verdict.result == detect::Result::kViolation) layout.culprit = m.verdict.culprit;
+  layout.compact = compact;
+  layout.max_width = 120;
+  out << "\nfailing interleaving:\n"
+      << minimize::format_interleaving(m.workload, m.failing_run, layout) << "\n";
   out << "schedule: " << m.test_case.schedule.value_or("") << "\n";
   out << std::fixed << std::setprecision(1) << "minimized: " << m.original_operations
       << " operations -> " << m.workload.setup.size() << " + " << pc_operations(m) << " + "
@@ -93,6 +100,16 @@ std::string save_test_case_files(const minimize::TargetMinimization& m,
     file << minimization_to_json(m).dump(2) << "\n";
     written += "test case written to " + args.save + " (replay with `linfault replay " + args.save +
                "`)\n";
+  }
+  // A history-level test case has no target and no schedule: nothing to re-execute.
+  if (!args.gtest.empty() && m.test_case.target && m.test_case.schedule) {
+    std::ofstream file(args.gtest);
+    file << minimize::emit_gtest(m.test_case);
+    file.close();
+    if (!file) throw UsageError("--gtest " + args.gtest + ": cannot write");
+    written += "GoogleTest file written to " + args.gtest +
+               " (link it with linfault_targets, linfault_dpct, linfault_detect and "
+               "GTest::gtest_main)\n";
   }
   return written;
 }

@@ -1,0 +1,72 @@
+// Interleaving reports: a controlled run (dpct::Run recorded with ExecutionOptions::record_trace)
+// shown step by step, the way Lincheck prints the trace of a failing test.
+//
+// Rows are the run's events in execution order: an operation starts (its invocation), one
+// shared access of an operation (source file:line, the access kind, the value read and/or
+// written, whether a compare-exchange or try_lock succeeded), an operation returns (with its
+// result). The invocations and responses come from Run::history, placed among the accesses the
+// way the executor records them (an invocation just before the operation's first access, a
+// response right after its last); an operation without shared accesses appears where the history
+// puts it. The response no linearization explains (the checker's culprit) is marked.
+//
+// Two layouts:
+//   columns  Ps first (sequential, thread 0), then Pc with one column per thread, then Pr;
+//   compact  one line per row: step, who (Ps, t0, t1, ..., Pr), operation, access, place, value —
+//            for narrow terminals and for grep.
+// format_interleaving picks the columns layout unless it is wider than `max_width`.
+//
+// The history must be the run's own (Run::history, process i = Pc thread i, Ps and Pr on process
+// 0); without one (record_history off) there are no start/return rows.
+//
+// Thread-safety: pure functions.
+
+#ifndef LINFAULT_MINIMIZE_INTERLEAVING_H_
+#define LINFAULT_MINIMIZE_INTERLEAVING_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dpct/executor.h"
+#include "dpct/workload.h"
+#include "history/history.h"
+
+namespace linfault::minimize {
+
+struct InterleavingRow {
+  enum class Kind : std::uint8_t { kStart, kAccess, kReturn };
+  Kind kind = Kind::kAccess;
+  dpct::Phase phase = dpct::Phase::kConcurrent;
+  dpct::ThreadId thread = 0;  // Pc thread; 0 for Ps and Pr
+  std::size_t op_index = 0;   // index of the call in its list (setup, threads[thread], reveal)
+  history::OpIndex op = -1;   // the operation in Run::history, -1 when unknown
+  std::size_t step = 0;       // kAccess: 1-based index in Run::trace
+  std::string operation;      // "pop()"
+  std::string text;           // kAccess: "cas @1234 -> null (stacks.h:43)"; kReturn: "pop() -> 1"
+  bool culprit = false;       // kReturn of the operation no linearization explains
+};
+
+// The rows of `run` in execution order; `culprit` (an operation of run.history) is marked.
+std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,
+                                               std::optional<history::OpIndex> culprit = {});
+
+// "cas @1234 -> null", "load 3", "cas failed (found @77)", "try_lock failed", "unlock".
+std::string describe_access(const dpct::TraceStep& step);
+
+struct InterleavingOptions {
+  std::optional<history::OpIndex> culprit;
+  bool compact = false;       // always the compact layout
+  std::size_t max_width = 0;  // columns wider than this fall back to compact; 0: no limit
+};
+
+std::string format_interleaving(const dpct::Workload& workload, const dpct::Run& run,
+                                const InterleavingOptions& options = {});
+std::string format_interleaving_columns(const dpct::Workload& workload, const dpct::Run& run,
+                                        std::optional<history::OpIndex> culprit = {});
+std::string format_interleaving_compact(const dpct::Workload& workload, const dpct::Run& run,
+                                        std::optional<history::OpIndex> culprit = {});
+
+}  // namespace linfault::minimize
+
+#endif  // LINFAULT_MINIMIZE_INTERLEAVING_H_

@@ -1,0 +1,153 @@
+// `linfault replay` on test cases (docs/formats.md, "Test cases"): a strict replay that
+// reproduces the violation, its interleaving, the verdict, --compact, --quiet, --json, --gtest,
+// and the errors: divergence, history-level test cases, documents of another kind.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dpct/exhaustive.h"
+#include "minimize/scenario_repro.h"
+#include "minimize/test_case.h"
+#include "targets/registry.h"
+#include "tests/cli_fixture.h"
+
+namespace linfault::tests {
+namespace {
+
+bool contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+minimize::TestCase treiber_test_case() {
+  const targets::Target& target = targets::find("treiber_stack_buggy");
+  return minimize::find_scenario_repro(target, target.known_scenarios.front())->test_case;
+}
+
+class ReplayCliTest : public CliFixture {
+ protected:
+  std::string save(const minimize::TestCase& tc, const std::string& name = "tc.json") {
+    const std::string path = (dir_ / name).string();
+    minimize::write_test_case(tc, path);
+    return path;
+  }
+};
+
+TEST_F(ReplayCliTest, TestCaseReproducesWithItsInterleavingInColumns) {
+  const minimize::TestCase tc = treiber_test_case();
+  const RunResult r = run("replay '" + save(tc) + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_TRUE(contains(r.out, "target: treiber_stack_buggy")) << r.out;
+  EXPECT_TRUE(contains(r.out, "step  thread 0")) << r.out;
+  EXPECT_TRUE(contains(r.out, "| thread 1")) << r.out;
+  EXPECT_TRUE(contains(r.out, "cas failed (found null)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "pop() -> 1  <== not linearizable")) << r.out;
+  EXPECT_TRUE(contains(r.out, "history: identical to the test case's")) << r.out;
+  EXPECT_TRUE(contains(r.out, "verdict: violation")) << r.out;
+  EXPECT_TRUE(contains(r.out, "the violation REPRODUCES: " + tc.violation)) << r.out;
+}
+
+TEST_F(ReplayCliTest, CompactQuietAndJson) {
+  const std::string path = save(treiber_test_case());
+  const RunResult compact = run("replay --compact '" + path + "'");
+  EXPECT_EQ(compact.exit_code, 1) << compact.err;
+  EXPECT_TRUE(contains(compact.out, "  step  who  operation")) << compact.out;
+  EXPECT_TRUE(contains(compact.out, "(failed)")) << compact.out;
+
+  const RunResult quiet = run("replay -q '" + path + "'");
+  EXPECT_EQ(quiet.exit_code, 1) << quiet.err;
+  EXPECT_FALSE(contains(quiet.out, "shared accesses")) << quiet.out;
+  EXPECT_TRUE(contains(quiet.out, "REPRODUCES")) << quiet.out;
+
+  const RunResult json = run("replay --json '" + path + "'");
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["input"], "test-case");
+  EXPECT_EQ(doc["reproduced"], true);
+  EXPECT_EQ(doc["verdict"], "violation");
+  EXPECT_EQ(doc["same_history"], true);
+  EXPECT_GT(doc["accesses"].get<int>(), 5);
+}
+
+TEST_F(ReplayCliTest, GtestOptionWritesTheReproFile) {
+  const std::string out = (dir_ / "repro_test.cc").string();
+  const RunResult r = run("replay -q '" + save(treiber_test_case()) + "' --gtest '" + out + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "GoogleTest file written to " + out)) << r.out;
+  const std::string text = read_file(out);
+  EXPECT_TRUE(contains(text, "TEST(LinfaultRepro, TreiberStackBuggy)")) << text;
+}
+
+TEST_F(ReplayCliTest, ANonFailingScheduleSaysSoLoudlyAndExitsZero) {
+  // The first schedule of the enumeration runs the pops one after the other: linearizable.
+  const targets::Target& target = targets::find("treiber_stack_buggy");
+  const dpct::Workload& workload = target.known_scenarios.front().workload;
+  dpct::Executor executor;
+  dpct::ExhaustiveOptions options;
+  options.max_executions = 1;
+  const dpct::ExhaustiveResult first = dpct::explore_exhaustively(
+      executor, target.factory, workload, options, [](const dpct::Run&) { return true; });
+  ASSERT_TRUE(first.found);
+  minimize::TestCase tc = treiber_test_case();
+  tc.schedule = first.found->schedule.to_text();
+  tc.history = history::History();
+
+  const RunResult r = run("replay '" + save(tc) + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "verdict: linearizable")) << r.out;
+  EXPECT_TRUE(contains(r.out, "*** THE VIOLATION DID NOT REPRODUCE *** (expected: " + tc.violation))
+      << r.out;
+}
+
+TEST_F(ReplayCliTest, DivergenceIsAOneLineErrorNamingTheDecision) {
+  minimize::TestCase tc = treiber_test_case();
+  tc.pc[1].push_back(tc.pc[1].front());  // a second pop the schedule never saw
+  const std::string path = save(tc);
+  const RunResult r = run("replay '" + path + "'");
+  EXPECT_EQ(r.exit_code, 65) << r.out;
+  expect_one_line_error(r, path + ": replay diverged at decision ", "decision");
+}
+
+TEST_F(ReplayCliTest, HistoryLevelTestCaseHasNothingToReExecute) {
+  minimize::TestCase tc = treiber_test_case();
+  tc.target.reset();
+  tc.schedule.reset();
+  const std::string path = save(tc);
+  const RunResult r = run("replay '" + path + "'");
+  EXPECT_EQ(r.exit_code, 65);
+  expect_one_line_error(r, path + ": ", "has no target to re-execute");
+
+  const RunResult gtest = run("replay '" + path + "' --gtest '" + (dir_ / "x.cc").string() + "'");
+  EXPECT_EQ(gtest.exit_code, 65);
+}
+
+TEST_F(ReplayCliTest, OtherDocumentsAndBadTestCasesAreRejected) {
+  const std::string history = write("h.json", R"({"linfault": "history", "version": 1,
+    "operations": []})");
+  const RunResult r = run("replay '" + history + "'");
+  EXPECT_EQ(r.exit_code, 65);
+  expect_one_line_error(r, history + ": ", "not a test case or a saved run");
+
+  const std::string bad = write("bad.json", R"({"linfault": "test-case", "version": 1,
+    "target": "treiber_stack_buggy", "model": "stack", "ps": [], "pc": [[{"args": []}]],
+    "pr": [], "schedule": null})");
+  const RunResult b = run("replay '" + bad + "'");
+  EXPECT_EQ(b.exit_code, 65);
+  expect_one_line_error(b, bad + ": ", "pc[0][0]: missing field \"method\"");
+
+  const RunResult missing = run("replay '" + (dir_ / "nope.json").string() + "'");
+  EXPECT_EQ(missing.exit_code, 66);
+
+  minimize::TestCase tc = treiber_test_case();
+  tc.target = "no_such_target";
+  const RunResult unknown = run("replay '" + save(tc, "unknown.json") + "'");
+  EXPECT_EQ(unknown.exit_code, 65);
+  EXPECT_TRUE(contains(unknown.err, "no_such_target")) << unknown.err;
+}
+
+}  // namespace
+}  // namespace linfault::tests
