@@ -193,7 +193,15 @@ std::vector<Target> build() {
       .known_scenarios =
           {{"Ps = add(3); add(5) || remove(3) loses 5; Pr = add(5) -> true",
             2,
-            {{call("add", {3})}, {{call("add", {5})}, {call("remove", {3})}}, {call("add", {5})}}}},
+            {{call("add", {3})}, {{call("add", {5})}, {call("remove", {3})}}, {call("add", {5})}}},
+           // Found by the target-level minimizer, not in the prototype's notes: a remove that has
+           // marked its node but not unlinked it hides the key from contains but not from add.
+           {"Ps = add(3); remove(3) || contains(3); add(3): 3 is marked but still linked, so "
+            "contains says absent and add says present",
+            1,
+            {{call("add", {3})},
+             {{call("remove", {3})}, {call("contains", {3}), call("add", {3})}},
+             {}}}},
   });
 
   auto optimistic_queue = [](OptimisticQueue::Poll poll) {

@@ -119,6 +119,9 @@ const std::vector<ScenarioCase>& cases() {
       // add(5) || remove(3): T0 locates and validates under the lock (locate 2, lock, marked,
       // next = 5); T1 marks 3 and reads r = MAX (3); T0 links 5; T1 sets head.next = MAX.
       {"bu_list4", 0, {{0, 5}, {1, 3}, {0, kUntilDone}, {1, kUntilDone}}},
+      // remove(3) || contains(3); add(3): T0 locates 3 (head.next) and marks it; T1's contains
+      // sees the mark, its add finds 3 still linked.
+      {"bu_list4", 1, {{0, 2}, {1, kUntilDone}, {0, kUntilDone}}},
       // poll || poll: T0 reads head, tail, prev, head again and CASes head (5 accesses); T1
       // polls entirely; T0 reads head.item, now node 2.
       {"optimistic_queue_buggy", 0, {{0, 5}, {1, kUntilDone}, {0, kUntilDone}}},
