@@ -45,6 +45,8 @@ void add_replay_command(CLI::App& app);
 void add_localize_command(CLI::App& app);
 void add_minimize_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_triage_command(CLI::App& app);
 
 }  // namespace linfault::tool
 

@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   tool::add_localize_command(app);
   tool::add_minimize_command(app);
   tool::add_run_command(app);
+  tool::add_report_command(app);
+  tool::add_triage_command(app);
 
   try {
     app.parse(argc, argv);
