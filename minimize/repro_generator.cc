@@ -27,6 +27,7 @@
 
 #include "dpct/executor.h"
 #include "dpct/scheduler.h"
+#include "dpct/scripted_scheduler.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/scenario_repro.h"
 #include "targets/registry.h"
@@ -34,42 +35,8 @@
 namespace linfault::minimize {
 namespace {
 
-constexpr std::uint32_t kUntilDone = std::numeric_limits<std::uint32_t>::max();
-
-struct Segment {
-  dpct::ThreadId thread;
-  std::uint32_t accesses;
-};
-
-// Runs thread `thread` for `accesses` accesses per segment (kUntilDone: until it finishes).
-class ScriptedScheduler final : public dpct::Scheduler {
- public:
-  explicit ScriptedScheduler(std::vector<Segment> script) : script_(std::move(script)) {}
-
-  void begin(const dpct::RunInfo&) override {
-    segment_ = 0;
-    used_ = 0;
-  }
-
-  dpct::ThreadId choose(const dpct::SchedulingPoint&,
-                        std::span<const dpct::ThreadId> enabled) override {
-    for (; segment_ < script_.size(); ++segment_, used_ = 0) {
-      const Segment& s = script_[segment_];
-      const bool is_enabled = std::find(enabled.begin(), enabled.end(), s.thread) != enabled.end();
-      if (!is_enabled || used_ == s.accesses) continue;
-      ++used_;
-      return s.thread;
-    }
-    return enabled.front();
-  }
-
-  void end(dpct::Schedule& schedule) override { schedule.scheduler = "scripted"; }
-
- private:
-  std::vector<Segment> script_;
-  std::size_t segment_ = 0;
-  std::uint32_t used_ = 0;
-};
+using Segment = dpct::ScriptedScheduler::Segment;
+constexpr std::uint32_t kUntilDone = dpct::ScriptedScheduler::kUntilDone;
 
 // Scenarios whose bug is deeper than the search's preemption bound: the schedule of
 // targets/scenarios_test.cc. pair_snapshot: the writer's (2,1), (2,2), (2,1), (1,1) around the
@@ -85,7 +52,7 @@ std::optional<ScenarioRepro> repro_of(const targets::Target& target) {
   const targets::KnownScenario& scenario = target.known_scenarios.front();
   const auto script = hand_written_schedules().find(target.name);
   if (script == hand_written_schedules().end()) return find_scenario_repro(target, scenario);
-  ScriptedScheduler scheduler(script->second);
+  dpct::ScriptedScheduler scheduler(script->second);
   dpct::ExecutionOptions options;
   options.record_trace = true;
   options.max_steps = TestCase::kDefaultMaxSteps;

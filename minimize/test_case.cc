@@ -46,22 +46,6 @@ nlohmann::json step_to_json(const Step& step) {
   return out;
 }
 
-std::string step_to_text(const Step& step) {
-  std::string out = step.call.to_string();
-  switch (step.outcome) {
-    case history::Outcome::kOk:
-      if (!step.result.is_nil() || step.culprit) out += " -> " + step.result.to_string();
-      break;
-    case history::Outcome::kFail:
-      out += " -> fail";
-      break;
-    case history::Outcome::kPending:
-      out += " -> (pending)";
-      break;
-  }
-  return step.culprit ? out + "   <-- cannot be explained" : out;
-}
-
 // Reads a test-case document; `where` paths name the field in messages ("pc[1][0].args").
 class Reader {
  public:
@@ -391,12 +375,31 @@ void write_test_case(const TestCase& tc, const std::string& path) {
   if (!out) throw std::runtime_error(path + ": cannot write the test case");
 }
 
+std::string step_to_text(const Step& step) {
+  std::string out = step.call.to_string();
+  switch (step.outcome) {
+    case history::Outcome::kOk:
+      if (!step.result.is_nil() || step.culprit) out += " -> " + step.result.to_string();
+      break;
+    case history::Outcome::kFail:
+      out += " -> fail";
+      break;
+    case history::Outcome::kPending:
+      out += " -> (pending)";
+      break;
+  }
+  return out;
+}
+
 std::string test_case_to_text(const TestCase& tc) {
   std::string out;
   auto line = [&](const std::string& label, const std::vector<Step>& list) {
     out += label;
     if (list.empty()) out += " (none)";
-    for (std::size_t i = 0; i < list.size(); ++i) out += (i ? "; " : " ") + step_to_text(list[i]);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out += (i ? "; " : " ") + step_to_text(list[i]);
+      if (list[i].culprit) out += "   <-- cannot be explained";
+    }
     out += "\n";
   };
   out += "model: " + tc.model + (tc.target ? ", target: " + *tc.target : "") + "\n";

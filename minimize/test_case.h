@@ -118,6 +118,8 @@ void write_test_case(const TestCase& test_case, const std::string& path);
 
 // A readable multi-line rendering: "Ps: push(1) push(2)", "Pc: pop() -> 2 || pop() -> 2", ...
 std::string test_case_to_text(const TestCase& test_case);
+// One step as a person reads it: "pop() -> 2", "push(1)", "size() -> fail", "pop() -> (pending)".
+std::string step_to_text(const Step& step);
 
 }  // namespace linfault::minimize
 

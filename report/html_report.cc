@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "minimize/interleaving.h"
+#include "minimize/test_case.h"
 #include "report/report.h"
 #include "report/report_text.h"
 #include "report/timeline_script.h"
@@ -180,7 +181,7 @@ void write_steps(std::ostream& out, const std::vector<minimize::Step>& steps) {
   out << "<ol class=\"steps\">";
   for (const minimize::Step& step : steps) {
     out << "<li" << (step.culprit ? " class=\"culprit-step\"" : "") << "><code>"
-        << escape_html(step_text(step)) << "</code>"
+        << escape_html(minimize::step_to_text(step)) << "</code>"
         << (step.culprit ? " <span class=\"chip chip-culprit\">culprit</span>" : "") << "</li>";
   }
   out << "</ol>";

@@ -14,22 +14,6 @@ std::string result_text(const history::Operation& op) {
   return "pending";
 }
 
-std::string step_text(const minimize::Step& step) {
-  std::string out = step.call.to_string();
-  switch (step.outcome) {
-    case history::Outcome::kOk:
-      if (!step.result.is_nil() || step.culprit) out += " -> " + step.result.to_string();
-      break;
-    case history::Outcome::kFail:
-      out += " -> fail";
-      break;
-    case history::Outcome::kPending:
-      out += " -> (pending)";
-      break;
-  }
-  return out;
-}
-
 std::string verdict_sentence(const detect::Verdict& verdict, const history::History& history) {
   switch (verdict.result) {
     case detect::Result::kLinearizable:

@@ -19,68 +19,14 @@
 #include "dpct/executor.h"
 #include "dpct/replay_scheduler.h"
 #include "dpct/scheduler.h"
+#include "dpct/scripted_scheduler.h"
 #include "targets/registry.h"
 
 namespace linfault::targets {
 namespace {
 
-constexpr std::uint32_t kUntilDone = std::numeric_limits<std::uint32_t>::max();
-
-struct Segment {
-  dpct::ThreadId thread;
-  std::uint32_t accesses;
-};
-
-class ScriptedScheduler final : public dpct::Scheduler {
- public:
-  explicit ScriptedScheduler(std::vector<Segment> script) : script_(std::move(script)) {}
-
-  void begin(const dpct::RunInfo&) override {
-    segment_ = 0;
-    used_ = 0;
-  }
-
-  dpct::ThreadId choose(const dpct::SchedulingPoint&,
-                        std::span<const dpct::ThreadId> enabled) override {
-    while (segment_ < script_.size()) {
-      const Segment& s = script_[segment_];
-      const bool is_enabled = std::find(enabled.begin(), enabled.end(), s.thread) != enabled.end();
-      if (s.accesses == kUntilDone && !is_enabled) {  // that thread has finished
-        ++segment_;
-        used_ = 0;
-        continue;
-      }
-      if (used_ == s.accesses) {
-        ++segment_;
-        used_ = 0;
-        continue;
-      }
-      if (!is_enabled) {
-        throw std::logic_error("script segment " + std::to_string(segment_) + ": thread " +
-                               std::to_string(s.thread) + " is not enabled");
-      }
-      ++used_;
-      return s.thread;
-    }
-    return enabled.front();  // past the script: run what is left in thread order
-  }
-
-  void end(dpct::Schedule& schedule) override {
-    schedule.scheduler = "scripted";
-    std::string text;
-    for (const Segment& s : script_) {
-      if (!text.empty()) text += ",";
-      text += std::to_string(s.thread) + "x" +
-              (s.accesses == kUntilDone ? std::string("*") : std::to_string(s.accesses));
-    }
-    schedule.set_parameter("script", text);
-  }
-
- private:
-  std::vector<Segment> script_;
-  std::size_t segment_ = 0;
-  std::uint32_t used_ = 0;
-};
+using Segment = dpct::ScriptedScheduler::Segment;
+constexpr std::uint32_t kUntilDone = dpct::ScriptedScheduler::kUntilDone;
 
 struct ScenarioCase {
   std::string target;
@@ -155,7 +101,7 @@ TEST_P(ScenarioTest, HandWrittenScheduleShowsTheViolationAndReplays) {
   SCOPED_TRACE(scenario.description);
 
   dpct::Executor executor;
-  ScriptedScheduler scripted(c.script);
+  dpct::ScriptedScheduler scripted(c.script);
   const dpct::Run run = executor.execute(target.factory, scenario.workload, scripted);
   ASSERT_EQ(run.outcome, dpct::RunOutcome::kOk) << run.message;
 
