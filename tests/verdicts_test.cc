@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "detect/checker.h"
+#include "detect/monitors/monitor.h"
 #include "history/formats.h"
 #include "tests/verdict_rows.h"
 
@@ -18,8 +19,10 @@ namespace {
 // these histories is decided in well under a second normally.
 constexpr double kTimeoutSeconds = 60;
 
+// `algorithm_prefix`: what must have decided ("monitor" for the fastlin histories, which the
+// polynomial monitors cover; "" for any).
 int check_group(const std::string& prefix, history::Format expected_format,
-                std::size_t expected_rows) {
+                std::size_t expected_rows, const std::string& algorithm_prefix = "") {
   const std::vector<VerdictRow> rows = verdict_rows(prefix);
   EXPECT_EQ(rows.size(), expected_rows) << prefix;
   int checked = 0;
@@ -32,9 +35,10 @@ int check_group(const std::string& prefix, history::Format expected_format,
     detect::CheckOptions options;
     options.timeout_seconds = kTimeoutSeconds;
     options.want_witness = false;
-    const detect::Verdict verdict = detect::check_history(row.model, loaded.history, options);
+    const detect::Verdict verdict = detect::check_auto(row.model, loaded.history, options);
     EXPECT_EQ(detect::result_name(verdict.result), row.expected)
         << verdict.reason << " (" << verdict.elapsed_ms << " ms)";
+    EXPECT_EQ(verdict.algorithm.rfind(algorithm_prefix, 0), 0u) << verdict.algorithm;
     if (verdict.result == detect::Result::kViolation) {
       EXPECT_GT(verdict.prefix_events, 0u);
       EXPECT_LE(verdict.prefix_events, loaded.history.events().size());
@@ -68,7 +72,7 @@ TEST(VerdictsTest, KvHistoriesMatchExactly) {
 }
 
 TEST(VerdictsTest, FastlinHistoriesMatchExactly) {
-  EXPECT_EQ(check_group("fastlin/", history::Format::kFastlin, 9), 9);
+  EXPECT_EQ(check_group("fastlin/", history::Format::kFastlin, 9, "monitor"), 9);
 }
 
 }  // namespace
