@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -51,7 +52,8 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOp
   const dpct::PctOptions pct{.seed = seed,
                              .depth = options.depth,
                              .steps = plan.k,
-                             .epoch_operations = options.epoch_operations};
+                             .epoch_operations = options.epoch_operations,
+                             .defer_to_write = options.write_bias};
   switch (plan.kind) {
     case SchedulerKind::kRandom:
       scheduler = std::make_unique<dpct::RandomScheduler>(seed);
@@ -151,6 +153,12 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
     plan.description +=
         ", plan redrawn every " + std::to_string(options.epoch_operations) + " operations";
+  }
+  if (options.write_bias > 0 &&
+      (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
+    std::ostringstream bias;
+    bias << options.write_bias;
+    plan.description += ", write bias " + bias.str();
   }
   return plan;
 }

@@ -57,6 +57,10 @@ std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
 using StepEstimatorFactory =
     std::function<std::unique_ptr<dpct::StepEstimator>(const targets::Target& target)>;
 
+// The default of DriverOptions::write_bias and of `--write-bias` (bench/table2/README.md has the
+// detection rates it was chosen by).
+inline constexpr double kDefaultWriteBias = 0.5;
+
 struct DriverOptions {
   std::size_t threads = 2;          // N
   std::size_t ops_per_thread = 10;  // M
@@ -68,7 +72,10 @@ struct DriverOptions {
   // pct/dpct: redraw the PCT plan every this many completed operations (PctOptions); 0: one
   // plan per history.
   std::uint64_t epoch_operations = 0;
-  std::uint64_t steps = 0;    // PCT's k; 0: learnt from pilot runs
+  // pct/dpct: probability that a change point falling on a load is deferred to the thread's next
+  // write-like access (PctOptions::defer_to_write); 0: plain PCT.
+  double write_bias = kDefaultWriteBias;
+  std::uint64_t steps = 0;  // PCT's k; 0: learnt from pilot runs
   std::uint64_t pilot_runs = 8;
   std::uint64_t seed = 1;
   unsigned jobs = 1;

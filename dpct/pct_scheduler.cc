@@ -1,8 +1,11 @@
 #include "dpct/pct_scheduler.h"
 
 #include <algorithm>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "dpct/schedule.h"
 
@@ -50,8 +53,30 @@ void PctScheduler::begin(const RunInfo& info) {
   epochs_ = 1;
   op_index_.assign(info.threads, 0);
   change_points_.assign(options_.depth - 1, 0);
+  deferred_priority_ = 0;
+  deferred_thread_ = kNoThread;
+  deferred_ = 0;
+  method_of_.assign(info.threads, {});
+  method_writes_.clear();
+  if (info.workload != nullptr) {
+    std::map<std::string_view, std::uint32_t> ids;
+    for (std::size_t t = 0; t < info.threads && t < info.workload->threads.size(); ++t) {
+      for (const history::Call& call : info.workload->threads[t]) {
+        const auto [it, added] =
+            ids.emplace(call.method, static_cast<std::uint32_t>(method_writes_.size()));
+        if (added) method_writes_.push_back(false);
+        method_of_[t].push_back(it->second);
+      }
+    }
+  }
   draw_pending_change_points(1, epoch_steps());
 }
+
+namespace {
+bool is_write_like(AccessKind kind) {
+  return kind != AccessKind::kLoad && kind != AccessKind::kUnlock && kind != AccessKind::kYield;
+}
+}  // namespace
 
 std::uint64_t PctScheduler::epoch_steps() const {
   if (options_.epoch_operations == 0 || total_operations_ <= options_.epoch_operations) return k_;
@@ -108,9 +133,19 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
     epoch_start_ = operations_done_;
     ++epochs_;
     next_lowest_ = 0;
+    deferred_priority_ = 0;
+    deferred_thread_ = kNoThread;
     draw_priorities();
     change_points_.assign(options_.depth - 1, 0);
     draw_pending_change_points(decisions_ + 1, epoch_steps());
+  }
+  // Whether this thread's current operation may write, for the write bias.
+  bool method_writes = false;
+  if (point.kind == PointKind::kAccess && point.thread < method_of_.size() &&
+      point.op_index < method_of_[point.thread].size()) {
+    const std::uint32_t method = method_of_[point.thread][point.op_index];
+    if (is_write_like(point.access.kind)) method_writes_[method] = true;
+    method_writes = method_writes_[method];
   }
   if (point.is_yield() && point.thread < priority_.size()) {
     priority_[point.thread] = next_lowest_--;
@@ -126,9 +161,26 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
     return best;
   };
   ThreadId best = highest();
+  const bool at_access_of_best = point.kind == PointKind::kAccess && point.thread == best;
+  if (deferred_priority_ != 0 && deferred_thread_ == best && at_access_of_best &&
+      is_write_like(point.access.kind)) {
+    priority_[best] = deferred_priority_;
+    deferred_priority_ = 0;
+    deferred_thread_ = kNoThread;
+    return highest();
+  }
   for (std::size_t i = 0; i < change_points_.size(); ++i) {
     if (change_points_[i] == decisions_) {
-      priority_[best] = static_cast<std::int64_t>(i) + 1;
+      const auto priority = static_cast<std::int64_t>(i) + 1;
+      if (options_.defer_to_write > 0 && deferred_priority_ == 0 && at_access_of_best &&
+          method_writes && point.access.kind == AccessKind::kLoad &&
+          rng_.unit() < options_.defer_to_write) {
+        deferred_priority_ = priority;
+        deferred_thread_ = best;
+        ++deferred_;
+        break;
+      }
+      priority_[best] = priority;
       best = highest();
       break;
     }
@@ -155,6 +207,12 @@ void PctScheduler::end(Schedule& schedule) {
   if (options_.epoch_operations > 0) {
     schedule.set_parameter("epoch", std::to_string(options_.epoch_operations));
     schedule.set_parameter("epochs", std::to_string(epochs_));
+  }
+  if (options_.defer_to_write > 0) {
+    std::ostringstream bias;
+    bias << options_.defer_to_write;
+    schedule.set_parameter("wb", bias.str());
+    schedule.set_parameter("deferred", std::to_string(deferred_));
   }
 }
 

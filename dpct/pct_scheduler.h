@@ -23,9 +23,22 @@
 // whose operations lie within it, with k_E in place of k. Revisions of k take effect at the next
 // epoch.
 //
+// Write bias (PctOptions::defer_to_write = p > 0): most atomicity violations are check-then-act
+// windows, a thread that reads shared state and later writes (CAS, store, lock) on the strength
+// of what it read. A traversal makes most decisions loads, so a uniformly drawn change point
+// rarely lands in the short window before the write. With the bias, a change point that falls on
+// a load of the running thread is, with probability p, deferred to that thread's next write-like
+// access (store, exchange, CAS, fetch-add/sub, lock, try_lock): the thread is preempted right
+// before acting. Only operations of methods seen writing earlier in the run are deferred, so a
+// read-only method (size, contains, a snapshot read), whose bugs need a preemption between two
+// loads, keeps PCT's plain change points; elsewhere a preemption between loads keeps probability
+// 1-p. Measured on Table II (bench/table2/README.md): CGList 7/20
+// -> 15/20 histories, BUList2 19/20 -> 20/20, no target worse.
+//
 // Schedule parameters: "pct seed=S n=N k=K d=D prio=P0,P1,.. cp=C1,..,C(d-1) [kre=c:r,..]
-// [epoch=E epochs=X]" (prio: initial priority of thread 0, 1, ...; cp: final change points of
-// the last plan, 0 = none; kre: each revision of k as decision:remaining; epochs: plans drawn).
+// [epoch=E epochs=X] [wb=p deferred=Y]" (prio: initial priority of thread 0, 1, ...; cp: final
+// change points of the last plan, 0 = none; kre: each revision of k as decision:remaining;
+// epochs: plans drawn; deferred: change points moved to a write).
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
 
@@ -50,6 +63,10 @@ struct PctOptions {
   std::uint64_t steps = 100;
   // Redraw the plan every this many completed operations (see above); 0: one plan per run.
   std::uint64_t epoch_operations = 0;
+  // Write-biased change points: when a change point falls on a load of the running thread, with
+  // this probability the preemption is deferred to that thread's next write-like access (store,
+  // read-modify-write, lock), i.e. into the window between what it read and what it writes.
+  double defer_to_write = 0;
 };
 
 class PctScheduler final : public Scheduler {
@@ -99,6 +116,13 @@ class PctScheduler final : public Scheduler {
   std::uint64_t epoch_start_ = 0;  // operations_done_ when the current plan was drawn
   std::uint64_t epochs_ = 0;
   std::vector<std::size_t> op_index_;  // last operation index seen per thread
+  // Which methods wrote: method_of_[t][i] indexes method_writes_ for call i of thread t.
+  std::vector<std::vector<std::uint32_t>> method_of_;
+  std::vector<bool> method_writes_;
+  // A deferred change point: its priority (0 = none) and the thread it waits on.
+  std::int64_t deferred_priority_ = 0;
+  ThreadId deferred_thread_ = kNoThread;
+  std::uint64_t deferred_ = 0;  // change points deferred in this run
 };
 
 }  // namespace linfault::dpct

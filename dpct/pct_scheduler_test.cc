@@ -215,6 +215,81 @@ TEST(PctSchedulerTest, EpochsRedrawThePlanSoLongRunsKeepBeingPreempted) {
   EXPECT_GT(epochs, 5 * single_plan);
 }
 
+// A check-then-act race behind a long read-only prelude: "inc" walks `padding` loads (a list
+// traversal), reads the counter and stores it plus one; two concurrent incs that return the same
+// value lost an update. The window is the single decision between the counter's load and its
+// store.
+class LostUpdate final : public ObjectUnderTest {
+ public:
+  explicit LostUpdate(int padding) : padding_(padding) {}
+  Value invoke(const Call&) override {
+    for (int i = 0; i < padding_; ++i) static_cast<void>(path_.load());
+    const int seen = counter_.load();
+    counter_.store(seen + 1);
+    return std::int64_t{seen + 1};
+  }
+
+ private:
+  int padding_;
+  Atomic<int> path_{0};
+  Atomic<int> counter_{0};
+};
+
+bool lost_an_update(const history::History& h) {
+  std::vector<Value> results;
+  for (const auto& op : h.operations()) {
+    if (op.call.method != "inc") continue;
+    if (std::find(results.begin(), results.end(), op.result) != results.end()) return true;
+    results.push_back(op.result);
+  }
+  return false;
+}
+
+TEST(PctSchedulerTest, WriteBiasMovesPreemptionsIntoCheckThenActWindows) {
+  Workload w;
+  w.threads.assign(2, std::vector<Call>(3, Call{"inc", {}}));
+  const ObjectFactory factory = fixtures::factory_of<LostUpdate>(20);
+  Executor executor;
+  ExecutionOptions options;
+  options.record_points = false;
+  auto hit_rate = [&](double bias) {
+    int hits = 0;
+    std::uint64_t deferred = 0;
+    for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+      PctScheduler pct(PctOptions{.seed = seed, .depth = 2, .steps = 130, .defer_to_write = bias});
+      const dpct::Run run = executor.execute(factory, w, pct, options);
+      hits += lost_an_update(run.history);
+      if (const std::string* d = run.schedule.parameter("deferred")) deferred += std::stoull(*d);
+    }
+    if (bias > 0) {
+      EXPECT_GT(deferred, 0u);
+    }
+    return hits;
+  };
+  const int plain = hit_rate(0);
+  const int biased = hit_rate(1);
+  // Plain PCT lands in the window with probability about 1/22 per change point; deferred change
+  // points always do (after the first inc has shown that the method writes).
+  EXPECT_GT(biased, 4 * plain) << "plain " << plain << ", biased " << biased;
+  EXPECT_GT(plain, 0);
+}
+
+TEST(PctSchedulerTest, WriteBiasLeavesReadOnlyMethodsAlone) {
+  // The depth-2 atomicity bug sits between two loads of the read-only "check": a full bias must
+  // not move its change points away, so PCT's guarantee still holds.
+  const BugCase c = bug_case(2, 2);
+  const std::uint64_t k = static_cast<std::uint64_t>(c.accesses) + 1;
+  Executor executor;
+  int hits = 0;
+  const int runs = 4000;
+  for (int seed = 1; seed <= runs; ++seed) {
+    PctScheduler pct(PctOptions{
+        .seed = static_cast<std::uint64_t>(seed), .depth = 2, .steps = k, .defer_to_write = 1});
+    hits += bug_showed(executor.execute(c.factory, c.workload, pct).history);
+  }
+  EXPECT_GE(static_cast<double>(hits) / runs, 1.0 / (2.0 * static_cast<double>(k)));
+}
+
 TEST(PctSchedulerTest, RejectsBadConfiguration) {
   EXPECT_THROW(PctScheduler(PctOptions{1, 0, 10}), std::invalid_argument);
   EXPECT_THROW(PctScheduler(PctOptions{1, 2, 10}, nullptr), std::invalid_argument);

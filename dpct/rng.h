@@ -28,6 +28,8 @@ class SplitMix64 {
   std::uint64_t below(std::uint64_t bound) {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * bound) >> 64);
   }
+  // Uniform in [0, 1), with 53 random bits.
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
  private:
   std::uint64_t state_;

@@ -72,18 +72,18 @@ class TriageCli : public CliFixture {};
 TEST_F(TriageCli, GroupsFailingRunsOfThreeTargetsByRootCause) {
   const fs::path inputs = dir_ / "inputs";
   for (const char* target : kTargets) {
-    // Two runs of 3 x 4 operations and one of 3 x 6 (a longer history of the same bug).
-    for (const int ops : {4, 6}) {
+    // Two runs of 3 x 6 operations and one of 3 x 8 (a longer history of the same bug).
+    for (const int ops : {6, 8}) {
       const fs::path out = dir_ / (std::string(target) + std::to_string(ops));
-      const RunResult detect = run(std::string("detect --target ") + target + " -s 2000 -n 3 -m " +
+      const RunResult detect = run(std::string("detect --target ") + target + " -s 6000 -n 3 -m " +
                                    std::to_string(ops) + " --seed 1 --out '" + out.string() + "'");
       ASSERT_EQ(detect.exit_code, 1) << target << detect.err;
       std::vector<fs::path> runs = json_files(out);
-      runs.resize(std::min<std::size_t>(runs.size(), ops == 4 ? 2 : 1));
+      runs.resize(std::min<std::size_t>(runs.size(), ops == 6 ? 2 : 1));
       ASSERT_FALSE(runs.empty());
       fs::create_directories(inputs / target);
       for (const fs::path& r : runs) fs::copy_file(r, inputs / target / r.filename());
-      if (ops == 4) {
+      if (ops == 6) {
         std::ifstream in(runs.front());
         const json copy = renamed_run(json::parse(in));
         std::ofstream(inputs / (std::string(target) + "-renamed.json")) << copy.dump(1);

@@ -59,6 +59,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "history, as in the paper")
       ->capture_default_str()
       ->option_text("E|auto");
+  app.add_option("--write-bias", args.write_bias,
+                 "pct/dpct: probability that a preemption PCT draws on a load is moved to the "
+                 "thread's next store, read-modify-write or lock, i.e. into the window between "
+                 "what it read and what it writes (where check-then-act races live); 0: plain "
+                 "PCT")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
   app.add_option("--seed", args.seed, "History i uses seed SEED+i (rerun one with -s 1)")
@@ -109,6 +116,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
                        "\"");
     }
   }
+  options.write_bias = args.write_bias;
   options.steps = args.k;
   options.seed = args.seed;
   options.jobs = args.jobs;

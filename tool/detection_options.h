@@ -27,6 +27,7 @@ struct DetectionArguments {
   std::size_t round_ops = 3;
   unsigned depth = 3;
   std::string epoch = "auto";  // --epoch: "auto" (one operation per thread) or a count
+  double write_bias = detect::kDefaultWriteBias;  // --write-bias
   std::uint64_t k = 0;
   std::uint64_t seed = 1;
   unsigned jobs = 1;
@@ -36,8 +37,8 @@ struct DetectionArguments {
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
-// --scheduler, --heuristic, --round-ops, --depth, --k, --seed, --jobs, --timeout, --max-steps,
-// --workload.
+// --scheduler, --heuristic, --round-ops, --depth, --epoch, --write-bias, --k, --seed, --jobs,
+// --timeout, --max-steps, --workload.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
 // The registry entry named `name`; throws UsageError listing the valid names.

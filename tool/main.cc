@@ -21,8 +21,9 @@ int report(const std::string& message, int code) {
 
 int main(int argc, char** argv) {
   using namespace linfault;
-  CLI::App app{"linfault: checks recorded histories of concurrent objects for linearizability.",
-               "linfault"};
+  CLI::App app{
+      "linfault: turns a concurrency bug in a concurrent object into a tiny, replayable test case.",
+      "linfault"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "linfault 0.1");
   app.footer(
