@@ -54,12 +54,14 @@ TEST(ScriptedSchedulerTest, ScriptedRunIsRecordedAndReplays) {
   w.threads = {{{"pop", {}}}, {{"pop", {}}}};
   Executor executor;
   ScriptedScheduler scripted({{0, 2}, {1, kUntilDone}, {0, kUntilDone}});
-  const dpct::Run run = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), w, scripted);
+  const dpct::Run run =
+      executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), w, scripted);
   ASSERT_EQ(run.outcome, RunOutcome::kOk) << run.message;
   EXPECT_EQ(run.schedule.to_text().rfind("scripted script=0x2,1x*,0x* |", 0), 0u)
       << run.schedule.to_text();
   ReplayScheduler replay(Schedule::from_text(run.schedule.to_text()));
-  const dpct::Run again = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), w, replay);
+  const dpct::Run again =
+      executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), w, replay);
   EXPECT_EQ(fixtures::render(again.history), fixtures::render(run.history));
 }
 

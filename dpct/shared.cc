@@ -6,16 +6,26 @@ namespace linfault::dpct {
 
 const char* access_kind_name(AccessKind kind) {
   switch (kind) {
-    case AccessKind::kLoad: return "load";
-    case AccessKind::kStore: return "store";
-    case AccessKind::kExchange: return "exchange";
-    case AccessKind::kCompareExchange: return "cas";
-    case AccessKind::kFetchAdd: return "fetch_add";
-    case AccessKind::kFetchSub: return "fetch_sub";
-    case AccessKind::kLock: return "lock";
-    case AccessKind::kTryLock: return "try_lock";
-    case AccessKind::kUnlock: return "unlock";
-    case AccessKind::kYield: return "yield";
+    case AccessKind::kLoad:
+      return "load";
+    case AccessKind::kStore:
+      return "store";
+    case AccessKind::kExchange:
+      return "exchange";
+    case AccessKind::kCompareExchange:
+      return "cas";
+    case AccessKind::kFetchAdd:
+      return "fetch_add";
+    case AccessKind::kFetchSub:
+      return "fetch_sub";
+    case AccessKind::kLock:
+      return "lock";
+    case AccessKind::kTryLock:
+      return "try_lock";
+    case AccessKind::kUnlock:
+      return "unlock";
+    case AccessKind::kYield:
+      return "yield";
   }
   return "?";
 }

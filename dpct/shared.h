@@ -94,7 +94,8 @@ std::string render(const T& v) {
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(v);
   } else if constexpr (std::is_pointer_v<T>) {
-    return v == nullptr ? "null" : "@" + std::to_string(reinterpret_cast<std::uintptr_t>(v) % 100000);
+    return v == nullptr ? "null"
+                        : "@" + std::to_string(reinterpret_cast<std::uintptr_t>(v) % 100000);
   } else {
     return "?";
   }
@@ -148,21 +149,18 @@ class Atomic {
     point(AccessKind::kCompareExchange, where);
     const T wanted = expected;
     bool ok = value_.compare_exchange_strong(expected, desired);
-    after(AccessKind::kCompareExchange, where, ok ? wanted : expected, ok ? desired : expected,
-          ok);
+    after(AccessKind::kCompareExchange, where, ok ? wanted : expected, ok ? desired : expected, ok);
     return ok;
   }
-  T fetch_add(T delta, SourceLocation where = SourceLocation::current())
-    requires std::is_integral_v<T>
-  {
+  T fetch_add(T delta,
+              SourceLocation where = SourceLocation::current()) requires std::is_integral_v<T> {
     point(AccessKind::kFetchAdd, where);
     T old = value_.fetch_add(delta);
     after(AccessKind::kFetchAdd, where, old, static_cast<T>(old + delta), true);
     return old;
   }
-  T fetch_sub(T delta, SourceLocation where = SourceLocation::current())
-    requires std::is_integral_v<T>
-  {
+  T fetch_sub(T delta,
+              SourceLocation where = SourceLocation::current()) requires std::is_integral_v<T> {
     point(AccessKind::kFetchSub, where);
     T old = value_.fetch_sub(delta);
     after(AccessKind::kFetchSub, where, old, static_cast<T>(old - delta), true);
@@ -199,7 +197,8 @@ class Var {
   Var& operator=(const Var&) = delete;
 
   T load(SourceLocation where = SourceLocation::current()) const {
-    if (ExecutionContext* c = detail::current_context) c->before_access({AccessKind::kLoad, this, where});
+    if (ExecutionContext* c = detail::current_context)
+      c->before_access({AccessKind::kLoad, this, where});
     T v = value_.load(std::memory_order_relaxed);
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
       c->after_access({AccessKind::kLoad, this, where}, detail::render(v), detail::render(v), true);
@@ -207,7 +206,8 @@ class Var {
     return v;
   }
   void store(T desired, SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) c->before_access({AccessKind::kStore, this, where});
+    if (ExecutionContext* c = detail::current_context)
+      c->before_access({AccessKind::kStore, this, where});
     T old = value_.exchange(desired, std::memory_order_relaxed);
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
       c->after_access({AccessKind::kStore, this, where}, detail::render(old),

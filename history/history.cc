@@ -6,9 +6,12 @@ namespace linfault::history {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kFail: return "fail";
-    case Outcome::kPending: return "pending";
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kPending:
+      return "pending";
   }
   return "?";
 }
@@ -25,9 +28,15 @@ std::string Call::to_string() const {
 std::string Operation::to_string() const {
   std::string out = "p" + std::to_string(process) + " " + call.to_string() + " -> ";
   switch (outcome) {
-    case Outcome::kOk: out += result.to_string(); break;
-    case Outcome::kFail: out += result.is_nil() ? "fail" : "fail " + result.to_string(); break;
-    case Outcome::kPending: out += "pending"; break;
+    case Outcome::kOk:
+      out += result.to_string();
+      break;
+    case Outcome::kFail:
+      out += result.is_nil() ? "fail" : "fail " + result.to_string();
+      break;
+    case Outcome::kPending:
+      out += "pending";
+      break;
   }
   return out;
 }
@@ -129,10 +138,11 @@ OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
                                std::optional<Value> key) {
   if (auto open = open_.find(process); open != open_.end()) {
     const Operation& o = history_.ops_[open->second];
-    fail(line, "process " + std::to_string(process) + " invokes " + call.to_string() +
-                   " while its call " + o.call.to_string() +
-                   (o.source.call_line ? " (line " + std::to_string(o.source.call_line) + ")" : "") +
-                   " has no response");
+    fail(line,
+         "process " + std::to_string(process) + " invokes " + call.to_string() +
+             " while its call " + o.call.to_string() +
+             (o.source.call_line ? " (line " + std::to_string(o.source.call_line) + ")" : "") +
+             " has no response");
   }
   const auto index = static_cast<OpIndex>(history_.ops_.size());
   Operation op;

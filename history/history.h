@@ -69,7 +69,7 @@ struct Operation {
   Outcome outcome = Outcome::kPending;
   EventIndex call_event = kNoEvent;
   EventIndex return_event = kNoEvent;  // kNoEvent when no response was ever seen
-  std::optional<Value> key;  // the partition key a reader found (Jepsen :key), if any
+  std::optional<Value> key;            // the partition key a reader found (Jepsen :key), if any
   SourceLines source;
 
   // True when the operation has a response that bounds it in real time.

@@ -67,36 +67,35 @@ template <class Op>
 using Compiled = std::variant<Op, NoEffect, ModelError>;
 
 template <class M>
-concept SequentialModel =
-    std::copy_constructible<M> && std::copyable<typename M::State> &&
+concept SequentialModel = std::copy_constructible<M> && std::copyable<typename M::State> &&
     std::equality_comparable<typename M::State> &&
     requires(const M& model, typename M::State& state, const typename M::State& cstate,
              const typename M::Op& op, const history::Operation& recorded) {
-      { model.name() } -> std::convertible_to<std::string_view>;
-      { model.initial() } -> std::same_as<typename M::State>;
-      { model.compile(recorded) } -> std::same_as<Compiled<typename M::Op>>;
-      { model.step(state, op) } -> std::same_as<bool>;
-      { model.hash(cstate) } -> std::convertible_to<std::size_t>;
-      { model.describe(cstate) } -> std::convertible_to<std::string>;
-    };
+  { model.name() } -> std::convertible_to<std::string_view>;
+  { model.initial() } -> std::same_as<typename M::State>;
+  { model.compile(recorded) } -> std::same_as<Compiled<typename M::Op>>;
+  { model.step(state, op) } -> std::same_as<bool>;
+  { model.hash(cstate) } -> std::convertible_to<std::size_t>;
+  { model.describe(cstate) } -> std::convertible_to<std::string>;
+};
 
 template <class M>
-concept PartitionableModel =
-    SequentialModel<M> && requires(const M& model, const history::Operation& recorded) {
-      { model.partition_key(recorded) } -> std::same_as<std::optional<history::Value>>;
-    };
+concept PartitionableModel = SequentialModel<M> &&
+    requires(const M& model, const history::Operation& recorded) {
+  { model.partition_key(recorded) } -> std::same_as<std::optional<history::Value>>;
+};
 
 template <class M>
-concept BuildableModel =
-    SequentialModel<M> && requires(const M& model, const typename M::State& state) {
-      { model.build(state) } -> std::same_as<std::vector<history::Call>>;
-    };
+concept BuildableModel = SequentialModel<M> &&
+    requires(const M& model, const typename M::State& state) {
+  { model.build(state) } -> std::same_as<std::vector<history::Call>>;
+};
 
 template <class M>
-concept RevealableModel =
-    SequentialModel<M> && requires(const M& model, const typename M::State& state) {
-      { model.reveal(state) } -> std::same_as<std::vector<history::Call>>;
-    };
+concept RevealableModel = SequentialModel<M> &&
+    requires(const M& model, const typename M::State& state) {
+  { model.reveal(state) } -> std::same_as<std::vector<history::Call>>;
+};
 
 }  // namespace linfault::spec
 
