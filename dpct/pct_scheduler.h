@@ -32,8 +32,8 @@
 // before acting. Only operations of methods seen writing earlier in the run are deferred, so a
 // read-only method (size, contains, a snapshot read), whose bugs need a preemption between two
 // loads, keeps PCT's plain change points; elsewhere a preemption between loads keeps probability
-// 1-p. Measured on Table II (bench/table2/README.md): CGList 7/20
-// -> 15/20 histories, BUList2 19/20 -> 20/20, no target worse.
+// 1-p. Measured on Table II with p = 0.5 (bench/table2/README.md): CGList 7/20 -> 13/20
+// histories, BUList2 19/20 -> 20/20, snark_deque 0/20 -> 2/20; no target clearly worse.
 //
 // Schedule parameters: "pct seed=S n=N k=K d=D prio=P0,P1,.. cp=C1,..,C(d-1) [kre=c:r,..]
 // [epoch=E epochs=X] [wb=p deferred=Y]" (prio: initial priority of thread 0, 1, ...; cp: final
