@@ -1,7 +1,6 @@
 #include "dpct/pct_scheduler.h"
 
 #include <algorithm>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -58,14 +57,18 @@ void PctScheduler::begin(const RunInfo& info) {
   deferred_ = 0;
   method_of_.assign(info.threads, {});
   method_writes_.clear();
-  if (info.workload != nullptr) {
-    std::map<std::string_view, std::uint32_t> ids;
+  if (options_.defer_to_write > 0 && info.workload != nullptr) {
+    // Objects have a handful of methods: a linear search beats a map here (runs are ~1 us).
+    std::vector<std::string_view> methods;
     for (std::size_t t = 0; t < info.threads && t < info.workload->threads.size(); ++t) {
       for (const history::Call& call : info.workload->threads[t]) {
-        const auto [it, added] =
-            ids.emplace(call.method, static_cast<std::uint32_t>(method_writes_.size()));
-        if (added) method_writes_.push_back(false);
-        method_of_[t].push_back(it->second);
+        auto it = std::find(methods.begin(), methods.end(), call.method);
+        if (it == methods.end()) {
+          methods.push_back(call.method);
+          method_writes_.push_back(false);
+          it = methods.end() - 1;
+        }
+        method_of_[t].push_back(static_cast<std::uint32_t>(it - methods.begin()));
       }
     }
   }
@@ -139,7 +142,8 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
     change_points_.assign(options_.depth - 1, 0);
     draw_pending_change_points(decisions_ + 1, epoch_steps());
   }
-  // Whether this thread's current operation may write, for the write bias.
+  // Whether this thread's current operation may write, for the write bias (the table is empty
+  // without it).
   bool method_writes = false;
   if (point.kind == PointKind::kAccess && point.thread < method_of_.size() &&
       point.op_index < method_of_[point.thread].size()) {
