@@ -3,11 +3,12 @@
 // top; T1 pops; T0's CAS fails").
 //
 // A segment {t, n} returns t at n consecutive scheduling points; {t, kUntilDone} returns t until
-// it finishes. Past the last segment the remaining threads run in thread order. Counting is in
-// scheduling points, so a thread's count includes its kStart pick and its lock acquisitions
-// (dpct/scheduler.h lists the points). A bounded segment whose thread is not enabled (finished or
-// blocked on a lock) is a mistake in the script: choose() throws std::invalid_argument naming the
-// segment, which aborts the execution (dpct/scheduler.h).
+// it finishes (or blocks on a lock another thread holds, which ends the segment too). Past the last
+// segment the remaining threads run in thread order. Counting is in scheduling points, so a
+// thread's count includes its kStart pick and its lock acquisitions (dpct/scheduler.h lists the
+// points). A bounded segment whose thread is not enabled (finished or blocked on a lock) is a
+// mistake in the script: choose() throws std::invalid_argument naming the segment, which aborts the
+// execution (dpct/scheduler.h).
 //
 // Schedule parameters: "scripted script=0x2,1x*,0x*" (* for kUntilDone). The recorded decisions
 // replay the run exactly with dpct::ReplayScheduler.
