@@ -1,5 +1,6 @@
 #include "targets/registry.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "targets/bind.h"
@@ -448,6 +449,30 @@ std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const Target& target : all()) names.push_back(target.name);
   return names;
+}
+
+namespace {
+// Each thread's method names joined, sorted across threads: equal for workloads that run the
+// same methods per thread up to argument values and thread order.
+std::vector<std::string> method_shape(const std::vector<std::vector<history::Call>>& threads) {
+  std::vector<std::string> shape;
+  for (const std::vector<history::Call>& calls : threads) {
+    std::string methods;
+    for (const history::Call& call : calls) methods += call.method + ";";
+    shape.push_back(std::move(methods));
+  }
+  std::sort(shape.begin(), shape.end());
+  return shape;
+}
+}  // namespace
+
+const KnownScenario* matching_known_scenario(
+    const Target& target, const std::vector<std::vector<history::Call>>& threads) {
+  const std::vector<std::string> shape = method_shape(threads);
+  for (const KnownScenario& scenario : target.known_scenarios) {
+    if (method_shape(scenario.workload.threads) == shape) return &scenario;
+  }
+  return nullptr;
 }
 
 history::Call random_call(const Target& target, ArgumentSource& source) {

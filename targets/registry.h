@@ -95,6 +95,12 @@ const std::vector<Target>& all();
 const Target& find(std::string_view name);
 std::vector<std::string> target_names();
 
+// The known scenario of `target` whose concurrent part runs the same methods as `threads`: each
+// thread the same methods in the same order, arguments ignored, threads in any order. nullptr
+// when none does (a minimal failing scenario the target does not list).
+const KnownScenario* matching_known_scenario(
+    const Target& target, const std::vector<std::vector<history::Call>>& threads);
+
 // The shape of a random workload: `setup` and `reveal` calls on thread 0, and `threads` threads
 // of `ops_per_thread` calls each.
 struct WorkloadShape {

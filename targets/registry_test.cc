@@ -65,6 +65,24 @@ TEST(RegistryTest, ControlsAreTheCorrectVersions) {
   EXPECT_EQ(find("snark_deque").model, "deque");
 }
 
+TEST(RegistryTest, KnownScenariosMatchByMethodsPerThreadInAnyThreadOrder) {
+  using history::Call;
+  const Target& stack = find("treiber_stack_buggy");
+  // push || pop, with other values and the threads swapped: the type-2 scenario.
+  const KnownScenario* type2 =
+      matching_known_scenario(stack, {{Call{"pop", {}}}, {Call{"push", {history::Value(7)}}}});
+  ASSERT_NE(type2, nullptr);
+  EXPECT_EQ(type2->type, 2);
+  const KnownScenario* type1 =
+      matching_known_scenario(stack, {{Call{"pop", {}}}, {Call{"pop", {}}}});
+  ASSERT_NE(type1, nullptr);
+  EXPECT_EQ(type1->type, 1);
+  EXPECT_EQ(matching_known_scenario(stack, {{Call{"pop", {}}, Call{"pop", {}}}, {Call{"pop", {}}}}),
+            nullptr);
+  EXPECT_EQ(matching_known_scenario(find("treiber_stack"), {{Call{"pop", {}}}, {Call{"pop", {}}}}),
+            nullptr);
+}
+
 TEST(RegistryTest, UnknownNameListsTheValidOnes) {
   try {
     find("no_such_stack");

@@ -112,6 +112,8 @@ TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
     EXPECT_EQ(thread[0]["args"], tc["ps"][0]["args"]);
     EXPECT_EQ(thread[0]["result"], true);
   }
+  ASSERT_TRUE(tc["known_scenario"].is_object()) << tc["known_scenario"];
+  EXPECT_EQ(tc["known_scenario"]["type"], 1);
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / "testcase.json"));
   EXPECT_TRUE(std::filesystem::exists(tc["detection"]["saved_run"].get<std::string>()));
   std::ifstream gtest_file(std::filesystem::path(out) / "lf_list_buggy_repro_test.cc");
@@ -127,6 +129,9 @@ TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
   EXPECT_NE(text.out.find("Ps: push("), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("guarantee: buggy"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<== not linearizable"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("known scenario: Pc runs the methods of treiber_stack_buggy's type"),
+            std::string::npos)
+      << text.out;
 
   const RunResult control = run("run --target treiber_stack --histories 20 --json");
   ASSERT_EQ(control.exit_code, 0) << control.out << control.err;

@@ -14,6 +14,7 @@
 
 #include "detect/driver.h"
 #include "minimize/target_minimizer.h"
+#include "targets/registry.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/progress.h"
@@ -149,6 +150,8 @@ void run_pipeline(RunArguments args) {
   }
   progress.finish();
   const std::string written = save_test_case_files(m, args.test_case);
+  const targets::KnownScenario* known =
+      targets::matching_known_scenario(target, m.workload.threads);
   if (args.json) {
     nlohmann::json out = minimization_to_json(m);
     out["detection"] = {
@@ -158,12 +161,22 @@ void run_pipeline(RunArguments args) {
         {"avg_ms", d.histories ? d.total_ms / static_cast<double>(d.histories) : 0},
         {"failing_seed", d.failing->seed},
         {"saved_run", saved_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(saved_run)}};
+    out["known_scenario"] =
+        known ? nlohmann::json{{"type", known->type}, {"description", known->description}}
+              : nlohmann::json(nullptr);
     std::cout << out.dump() << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(1) << "localize: shortest failing prefix "
               << m.prefix_events << " events of " << m.original_operations << " operations ("
               << m.localize_ms << " ms)\n\n";
     print_minimization(std::cout, m, args.test_case.compact);
+    if (known) {
+      std::cout << "known scenario: Pc runs the methods of " << target.name << "'s type "
+                << known->type << " scenario (" << known->description << ")\n";
+    } else if (!target.known_scenarios.empty()) {
+      std::cout << "known scenario: none of " << target.name
+                << "'s known scenarios runs these methods in Pc: a new minimal failing scenario\n";
+    }
     if (!saved_run.empty()) std::cout << "failing run saved to " << saved_run << "\n";
     std::cout << written;
   }
