@@ -11,15 +11,12 @@
 // scenario whose bug needs more preemptions than that uses a hand-written schedule, the way
 // targets/scenarios_test.cc does.
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <set>
-#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>

@@ -10,8 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <limits>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
