@@ -1,12 +1,38 @@
 # Small helpers so that every directory declares its libraries and tests the same way.
 
-# linfault_library(NAME SOURCES ... [DEPS ...])
-# A static library whose headers are included as "dir/header.h" from the project root.
+# linfault_library(NAME SOURCES ... [DEPS ...] [NO_INSTALL])
+# A static library whose headers are included as "dir/header.h" from the project root (in an
+# installed package: from <prefix>/include/linfault/internal) and whose public API headers as
+# <linfault/...> (include/). NAME is linfault_<x>; it is also linfault::<x>, the name under which
+# the installed package exports it, unless NO_INSTALL (libraries only linfault's own tools use,
+# such as the Clang extractor).
 function(linfault_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  target_compile_features(${name} PUBLIC cxx_std_20)
+  linfault_export(${name} NO_INSTALL ${ARG_NO_INSTALL})
+endfunction()
+
+# linfault_export(NAME [NO_INSTALL <bool>])
+# Gives the library NAME (linfault_<x>) its namespaced alias linfault::<x> and, unless
+# NO_INSTALL is true, installs it into the package's export set.
+function(linfault_export name)
+  cmake_parse_arguments(ARG "" "NO_INSTALL" "" ${ARGN})
+  string(REGEX REPLACE "^linfault_" "" short "${name}")
+  add_library(linfault::${short} ALIAS ${name})
+  set_target_properties(${name} PROPERTIES EXPORT_NAME ${short})
+  if(NOT ARG_NO_INSTALL)
+    target_include_directories(${name} INTERFACE
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/linfault/internal>)
+    install(TARGETS ${name} EXPORT linfault-targets
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
 endfunction()
 
 # linfault_test(NAME SOURCES ... [DEPS ...] [LABELS ...])

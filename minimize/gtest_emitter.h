@@ -3,21 +3,18 @@
 //
 // The file states the test case as code (Ps, each thread of Pc and Pr as lists of calls, with
 // the results observed in the failing run as comments), embeds the failing schedule's text, and
-// has one TEST that
-//   1. builds the target's object with targets::find(target).factory,
-//   2. replays the schedule strictly (dpct::ReplayScheduler): a divergence — the object or the
-//      calls changed since the test case was made — fails the test with the divergence message,
-//   3. fails when the run does not end normally (deadlock, livelock, crash: the message says
-//      which), and checks the history against the model: a non-linearizable history fails the
-//      test with "no linearization explains <operation>".
-// So the test fails while the bug is there and passes once it is fixed. A comment header says
-// what it reproduces, the guarantee, and how to build it: link against linfault's libraries
-// linfault_targets, linfault_dpct and linfault_detect and GTest::gtest_main, with linfault's
-// source root as an include directory.
+// has one TEST that calls linfault::testing::ReproPasses (<linfault/gtest.h>) on the target by
+// name, so it works for a user's registered target as for a built-in one: the recorded schedule is
+// replayed (its thread choices followed even where lines moved), then every interleaving of Pc is
+// explored (minimize/pipeline.h verify_test_case). It fails while the bug is there, passes once
+// it is fixed, and a line shift alone changes neither. A comment header says what it reproduces,
+// the guarantee, and the CMake lines that build it (linfault_add_test).
 //
 // Every string taken from the test case (methods, string values, the schedule, the violation and
 // guarantee in comments) is emitted as an escaped literal or a sanitized comment, so any content
 // yields a file that compiles.
+//
+// Internal header.
 //
 // Thread-safety: pure functions.
 

@@ -277,18 +277,20 @@ nlohmann::json test_case_to_json(const TestCase& tc) {
   };
   nlohmann::json pc = nlohmann::json::array();
   for (const std::vector<Step>& thread : tc.pc) pc.push_back(steps(thread));
-  return {{"linfault", "test-case"},
-          {"version", 1},
-          {"target", tc.target ? nlohmann::json(*tc.target) : nlohmann::json()},
-          {"model", tc.model},
-          {"ps", steps(tc.ps)},
-          {"pc", pc},
-          {"pr", steps(tc.pr)},
-          {"schedule", tc.schedule ? nlohmann::json(*tc.schedule) : nlohmann::json()},
-          {"violation", tc.violation},
-          {"guarantee", tc.guarantee},
-          {"max_steps", tc.max_steps},
-          {"history", history::history_to_json(tc.history, tc.model)}};
+  nlohmann::json doc = {{"linfault", "test-case"},
+                        {"version", 1},
+                        {"target", tc.target ? nlohmann::json(*tc.target) : nlohmann::json()},
+                        {"model", tc.model},
+                        {"ps", steps(tc.ps)},
+                        {"pc", pc},
+                        {"pr", steps(tc.pr)},
+                        {"schedule", tc.schedule ? nlohmann::json(*tc.schedule) : nlohmann::json()},
+                        {"violation", tc.violation},
+                        {"guarantee", tc.guarantee},
+                        {"max_steps", tc.max_steps},
+                        {"history", history::history_to_json(tc.history, tc.model)}};
+  if (!tc.tool.empty()) doc["tool"] = tc.tool;
+  return doc;
 }
 
 bool is_test_case_document(const nlohmann::json& doc) {
@@ -349,6 +351,7 @@ TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origi
   if (const json* history = reader.optional_field(doc, "history")) {
     if (!history->is_null()) tc.history = history::history_from_json(*history, origin);
   }
+  if (reader.optional_field(doc, "tool")) tc.tool = reader.string(doc, "tool", "document");
   return tc;
 }
 

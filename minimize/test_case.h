@@ -60,6 +60,9 @@ struct TestCase {
   history::History history;             // the failing history of the test case
   // The executor's livelock cap (dpct::ExecutionOptions::max_steps) a replay must use.
   std::uint64_t max_steps = kDefaultMaxSteps;
+  // The program that wrote the test case and can re-execute it ("linfault", or a tool built with
+  // linfault_add_tool that knows the user's targets); empty when unknown.
+  std::string tool;
 
   static constexpr std::uint64_t kDefaultMaxSteps = 20'000;
 

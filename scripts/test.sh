@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds linfault and runs the whole test suite three times: a normal build (everything, including
 # the Clang extractor), under AddressSanitizer + UndefinedBehaviorSanitizer, and the native-thread
-# tests (label `native`) under ThreadSanitizer. Installs missing packages first.
+# tests (label `native`) under ThreadSanitizer. After the normal build it installs linfault to a
+# temporary prefix and builds and checks examples/user-project against it, as a user's project
+# (scripts/check-user-project.sh). Installs missing packages first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -10,6 +12,12 @@ jobs=$(nproc)
 echo "== normal build" >&2
 "$root/scripts/bootstrap.sh" build
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
+
+echo "== a user's project against the installed package" >&2
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/linfault-prefix.XXXXXX")
+cmake --install build --prefix "$prefix" >/dev/null
+"$root/scripts/check-user-project.sh" "$prefix"
+rm -rf "$prefix"
 
 # The sanitizer builds skip the Clang extractor and the benchmarks (slow to build, covered above).
 sanitizer_build() {

@@ -293,6 +293,12 @@ class TreeBuilder {
     return {normal_path(presumed.getFilename()), presumed.getLine(), presumed.getColumn()};
   }
 
+  // The file `loc` is written in, whatever #line directives say (an instrumented copy names the
+  // original file in its locations, but it is the copy that was given to the extractor).
+  std::string physical_file(clang::SourceLocation loc) const {
+    return normal_path(std::string(sm_.getFilename(sm_.getSpellingLoc(loc))));
+  }
+
  private:
   using Forwarded = std::map<const clang::ParmVarDecl*, SourceLocation>;
 
@@ -893,7 +899,10 @@ void collect_trees(clang::ASTContext& ctx, const std::set<std::string>& owned_fi
       const clang::FunctionDecl* definition = nullptr;
       if (!method->hasBody(definition) || definition == nullptr) continue;
       const SourceLocation declared = builder.location(definition->getLocation());
-      if (owned_files.count(declared.file) == 0) continue;
+      if (owned_files.count(declared.file) == 0 &&
+          owned_files.count(builder.physical_file(definition->getLocation())) == 0) {
+        continue;
+      }
       Candidate candidate;
       candidate.tree.object = object;
       candidate.tree.method = method->getNameAsString();

@@ -9,13 +9,15 @@
 // Each bound method is called with the history::Value arguments of a history::Call, converted to
 // the method's parameter types, and its result is converted back:
 //   parameters: integral types (from int), bool (from bool), std::string (from string),
-//               history::Value (as is);
+//               history::Value (as is); each by value or by const reference;
 //   results:    void -> nil, bool, integral -> int, std::string, history::Value,
 //               std::optional<T> -> nil when empty, else T,
 //               std::pair<A, B> and std::vector<T> -> a list.
 // Methods may also be bound as callables taking `T&` first (for overloads or adapters).
 // Errors are std::invalid_argument with a one-line message: an unknown method (listing the
 // bound ones), a wrong argument count, an argument of the wrong kind or out of range.
+//
+// Internal header: include <linfault/target.h> instead.
 //
 // Thread-safety: a Binding is configured by one thread. factory() returns a copyable factory
 // that may be called from any thread; each object it makes is used by the threads of one run,
@@ -99,9 +101,14 @@ history::Value to_value(R&& result) {
   throw std::invalid_argument(method + ": argument " + std::to_string(index + 1) + " " + problem);
 }
 
-template <class P>
-P from_value(const history::Value& value, const std::string& method, std::size_t index) {
-  using T = std::remove_cvref_t<P>;
+// Returns the argument by value, also for a `const T&` parameter: the temporary then lives until
+// the end of the call expression that passes it, instead of a reference to a local of this
+// function dangling.
+template <class P, class T = std::remove_cvref_t<P>>
+T from_value(const history::Value& value, const std::string& method, std::size_t index) {
+  static_assert(!std::is_lvalue_reference_v<P> || std::is_const_v<std::remove_reference_t<P>>,
+                "targets::Binding: a parameter taken by non-const reference cannot be bound "
+                "(take it by value or by const reference)");
   if constexpr (std::is_same_v<T, history::Value>) {
     return value;
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -188,7 +195,7 @@ class Binding {
   template <class F>
   requires(!std::is_member_function_pointer_v<F>) Binding& method(std::string name, F fn) {
     return apply_params(std::move(name), std::move(fn),
-                        typename bind_detail::callable_params<F>::type{});
+                        std::type_identity<typename bind_detail::callable_params<F>::type>{});
   }
 
   std::vector<std::string> method_names() const {
@@ -233,7 +240,7 @@ class Binding {
   };
 
   template <class F, class... P>
-  Binding& apply_params(std::string name, F fn, std::tuple<P...>) {
+  Binding& apply_params(std::string name, F fn, std::type_identity<std::tuple<P...>>) {
     return add<P...>(std::move(name), std::move(fn));
   }
 

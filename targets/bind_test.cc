@@ -99,6 +99,34 @@ TEST(BindingTest, ReportsBadCallsClearly) {
   EXPECT_EQ(error_of(Call{"name", {Value()}}), "name: argument 1 must be a string, got nil");
 }
 
+// Real classes take parameters by const reference. Each argument must outlive the call: the
+// binding once returned a reference to a converted local, which ASan reports as a
+// stack-use-after-return (and g++ turned into a null reference).
+class ConstRefTaker {
+ public:
+  std::int64_t add(const std::int64_t& a, const std::int64_t& b) { return a + b; }
+  std::string greet(const std::string& who, const std::int64_t& times) {
+    std::string out;
+    for (std::int64_t i = 0; i < times; ++i) out += "hi " + who + ";";
+    return out;
+  }
+  bool same(const history::Value& a, const bool& flag) { return flag && a == Value(3); }
+};
+
+TEST(BindingTest, ConstReferenceParametersGetLiveArguments) {
+  auto object = Binding<ConstRefTaker>()
+                    .method("add", &ConstRefTaker::add)
+                    .method("greet", &ConstRefTaker::greet)
+                    .method("same", &ConstRefTaker::same)
+                    .method("lambda", [](ConstRefTaker&, const std::string& s,
+                                         const std::uint16_t& n) { return s.size() + n; })
+                    .factory()();
+  EXPECT_EQ(object->invoke(Call{"add", {Value(40), Value(2)}}), Value(42));
+  EXPECT_EQ(object->invoke(Call{"greet", {Value("bo"), Value(2)}}), Value("hi bo;hi bo;"));
+  EXPECT_EQ(object->invoke(Call{"same", {Value(3), Value(true)}}), Value(true));
+  EXPECT_EQ(object->invoke(Call{"lambda", {Value("abc"), Value(4)}}), Value(7));
+}
+
 TEST(BindingTest, RejectsDuplicateMethodNames) {
   Binding<Toy> binding;
   binding.method("get", &Toy::get);

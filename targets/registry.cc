@@ -1,8 +1,11 @@
 #include "targets/registry.h"
 
 #include <algorithm>
+#include <deque>
 #include <memory>
+#include <mutex>
 
+#include "spec/registry.h"
 #include "targets/bind.h"
 #include "targets/lists.h"
 #include "targets/queues.h"
@@ -438,7 +441,95 @@ const std::vector<Target>& all() {
   return targets;
 }
 
+namespace {
+
+// Targets registered by the program. Makers run lazily under the lock, so a registration in a
+// static initializer never depends on the initialization order of other translation units.
+class UserRegistry {
+ public:
+  static UserRegistry& instance() {
+    static UserRegistry registry;
+    return registry;
+  }
+
+  void add(std::function<Target()> make, std::string origin) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back({std::move(make), std::move(origin)});
+  }
+
+  std::vector<const Target*> targets() {
+    std::lock_guard lock(mutex_);
+    build_pending();
+    std::vector<const Target*> list;
+    for (const Target& target : built_) list.push_back(&target);
+    return list;
+  }
+
+ private:
+  struct Pending {
+    std::function<Target()> make;
+    std::string origin;
+  };
+
+  void build_pending() {
+    while (!pending_.empty()) {
+      Pending next = std::move(pending_.front());
+      pending_.pop_front();
+      Target target = next.make();
+      validate(target, next.origin);
+      built_.push_back(std::move(target));
+    }
+  }
+
+  void validate(const Target& target, const std::string& origin) const {
+    const auto fail = [&](const std::string& problem) {
+      throw std::invalid_argument(origin + ": LINFAULT_REGISTER_TARGET: " + problem);
+    };
+    if (target.name.empty()) fail("the target has no name");
+    for (const Target& other : built_) {
+      if (other.name == target.name) fail("target '" + target.name + "' is registered twice");
+    }
+    for (const Target& builtin : all()) {
+      if (builtin.name == target.name) {
+        fail("target '" + target.name + "' has the name of a built-in target");
+      }
+    }
+    const std::vector<std::string_view> models = spec::model_names();
+    if (std::find(models.begin(), models.end(), target.model) == models.end()) {
+      std::string known;
+      for (std::string_view model : models) known += " " + std::string(model);
+      fail("target '" + target.name + "': unknown model '" + target.model + "' (models:" + known +
+           ")");
+    }
+    if (target.operations.empty()) fail("target '" + target.name + "' has no operations");
+    if (!target.factory) fail("target '" + target.name + "' has no factory");
+  }
+
+  std::mutex mutex_;
+  std::deque<Pending> pending_;
+  std::deque<Target> built_;  // a deque: references stay valid as targets are added
+};
+
+}  // namespace
+
+bool register_target(std::function<Target()> make, std::string origin) {
+  UserRegistry::instance().add(std::move(make), std::move(origin));
+  return true;
+}
+
+std::vector<const Target*> registered() { return UserRegistry::instance().targets(); }
+
+bool is_registered(std::string_view name) {
+  for (const Target* target : registered()) {
+    if (target->name == name) return true;
+  }
+  return false;
+}
+
 const Target& find(std::string_view name) {
+  for (const Target* target : registered()) {
+    if (target->name == name) return *target;
+  }
   for (const Target& target : all()) {
     if (target.name == name) return target;
   }
@@ -447,6 +538,7 @@ const Target& find(std::string_view name) {
 
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
+  for (const Target* target : registered()) names.push_back(target->name);
   for (const Target& target : all()) names.push_back(target.name);
   return names;
 }

@@ -9,11 +9,17 @@
 //     operations apart (push/enq/offer values);
 //   - `known_scenarios` are the minimal (Ps, Pc, Pr) of the page, as dpct::Workloads, for tests
 //     and demonstrations.
-// Users add their own targets with targets/bind.h (see docs/adding-a-target.md); the built-in
-// list here is immutable.
+// Users register their own targets with LINFAULT_REGISTER_TARGET (public header
+// <linfault/target.h>, docs/adding-a-target.md): find(), target_names() and registered() see them
+// beside the built-in ones, so every command of a tool built with linfault_add_tool() and the
+// GoogleTest check work on them exactly as on the objects shipped here.
 //
-// Thread-safety: all() and find() return references to an immutable list built on first use;
-// safe from any thread. ArgumentSource is not thread-safe (one per generated workload).
+// Internal header: include <linfault/target.h> instead.
+//
+// Thread-safety: all() returns a reference to the immutable built-in list, built on first use.
+// register_target() may run during static initialization or later, from any thread; find() and
+// registered() may run concurrently with it, and the references they return stay valid for the
+// life of the program. ArgumentSource is not thread-safe (one per generated workload).
 
 #ifndef LINFAULT_TARGETS_REGISTRY_H_
 #define LINFAULT_TARGETS_REGISTRY_H_
@@ -91,9 +97,23 @@ class UnknownTarget : public std::invalid_argument {
   explicit UnknownTarget(std::string_view name);
 };
 
+// The objects shipped in targets/ (the benchmark objects).
 const std::vector<Target>& all();
+// The targets registered by the program (LINFAULT_REGISTER_TARGET), in registration order. A
+// registered target is built by its maker on the first call that needs it.
+std::vector<const Target*> registered();
+// A registered target first, then a built-in one; throws UnknownTarget.
 const Target& find(std::string_view name);
+// Registered targets' names, then the built-in ones'.
 std::vector<std::string> target_names();
+// True when `name` is a target registered by the program rather than a built-in one.
+bool is_registered(std::string_view name);
+
+// Registers the target `make` returns. `make` runs once, at the first lookup (not during static
+// initialization), and a duplicate or empty name, an unknown model or a target without operations
+// or factory throws std::invalid_argument from that lookup naming `origin` (file:line of the
+// registration). Returns true, for use in a static initializer.
+bool register_target(std::function<Target()> make, std::string origin);
 
 // The known scenario of `target` whose concurrent part runs the same methods as `threads`: each
 // thread the same methods in the same order, arguments ignored, threads in any order. nullptr

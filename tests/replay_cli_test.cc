@@ -141,12 +141,29 @@ TEST_F(ReplayCliTest, OtherDocumentsAndBadTestCasesAreRejected) {
 
   const RunResult missing = run("replay '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(missing.exit_code, 66);
+}
 
+// A test case of a user's target, written by the user's own tool (linfault_add_tool): the plain
+// linfault says in one line which tool knows it. Exit 64: the right file, the wrong tool.
+TEST_F(ReplayCliTest, AnUnknownTargetNamesTheToolThatWroteTheTestCase) {
   minimize::TestCase tc = treiber_test_case();
-  tc.target = "no_such_target";
-  const RunResult unknown = run("replay '" + save(tc, "unknown.json") + "'");
-  EXPECT_EQ(unknown.exit_code, 65);
-  EXPECT_TRUE(contains(unknown.err, "no_such_target")) << unknown.err;
+  tc.target = "my_queue";
+  tc.tool = "my-linfault";
+  const std::string path = save(tc, "mine.json");
+  const RunResult r = run("replay '" + path + "'");
+  EXPECT_EQ(r.exit_code, 64);
+  expect_one_line_error(r, path + ": target 'my_queue' is not known to linfault; ",
+                        "it was written by my-linfault, which knows it: use my-linfault (e.g. "
+                        "`my-linfault replay " +
+                            path + "`)");
+
+  tc.tool.clear();
+  const std::string anonymous = save(tc, "anonymous.json");
+  const RunResult a = run("replay '" + anonymous + "'");
+  EXPECT_EQ(a.exit_code, 64);
+  expect_one_line_error(a, anonymous + ": target 'my_queue' is not known to linfault; ",
+                        "use the tool built with linfault_add_tool() from the library that "
+                        "registers it");
 }
 
 }  // namespace

@@ -16,8 +16,12 @@
 #define LINFAULT_TOOL_COMMANDS_H_
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
+
+#include "targets/registry.h"
 
 namespace linfault::tool {
 
@@ -36,6 +40,18 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The name of the running tool: "linfault", or the NAME of linfault_add_tool(NAME ...). Used in
+// messages and written into the test cases the tool saves, so a file names the tool that can
+// replay it.
+const std::string& tool_name();
+void set_tool_name(std::string_view name);
+
+// The target named `name`, registered by the program or built in; throws UsageError listing the
+// known targets. Given the test case or saved run `file` that names it, the message says which
+// tool to use instead (the one that wrote the file, when it says so).
+const targets::Target& find_target(const std::string& name, const std::string& file = "",
+                                   const std::string& written_by = "");
 
 void add_check_command(CLI::App& app);
 void add_gen_command(CLI::App& app);

@@ -8,8 +8,7 @@
 
 #include "detect/saved_run.h"
 #include "history/formats.h"
-#include "structure_tree/dpct_estimator.h"
-#include "structure_trees/linfault_targets.h"
+#include "minimize/pipeline.h"
 #include "tool/commands.h"
 
 namespace linfault::tool {
@@ -87,14 +86,6 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->option_text("FILE");
 }
 
-const targets::Target& find_target(const std::string& name) {
-  try {
-    return targets::find(name);
-  } catch (const targets::UnknownTarget& e) {
-    throw UsageError(e.what());
-  }
-}
-
 detect::DriverOptions driver_options(const DetectionArguments& args) {
   detect::DriverOptions options;
   options.threads = args.threads;
@@ -123,7 +114,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.check_timeout_seconds = args.timeout_seconds;
   options.max_steps = args.max_steps;
   if (options.scheduler == detect::SchedulerKind::kDpct) {
-    options.step_estimator = tree_step_estimators();
+    options.step_estimator = minimize::tree_step_estimators();
   }
   if (!args.workload_file.empty()) {
     std::ifstream in(args.workload_file);
@@ -137,18 +128,6 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
     options.workload = detect::workload_from_json(doc, args.workload_file);
   }
   return options;
-}
-
-detect::StepEstimatorFactory tree_step_estimators() {
-  const std::string_view text = structure_tree::embedded::linfault_targets();
-  if (text.empty()) return {};
-  auto trees = std::make_shared<const structure_tree::TreeSet>(
-      structure_tree::parse_tree_set(text, "embedded linfault_targets trees"));
-  if (trees->operations.empty()) return {};
-  return [trees](const targets::Target&) {
-    return std::make_unique<structure_tree::TreeStepEstimator>(
-        trees, structure_tree::TreeEstimatorOptions{});
-  };
 }
 
 }  // namespace linfault::tool

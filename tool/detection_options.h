@@ -41,16 +41,9 @@ struct DetectionArguments {
 // --timeout, --max-steps, --workload.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
-// The registry entry named `name`; throws UsageError listing the valid names.
-const targets::Target& find_target(const std::string& name);
-
 // DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees
 // and the --workload file read (history::OpenError / InputError when it cannot be).
 detect::DriverOptions driver_options(const DetectionArguments& args);
-
-// A factory of tree estimators, or an empty function when the build embedded no trees (built
-// without the Clang extractor); callers then fall back to PCT and say so.
-detect::StepEstimatorFactory tree_step_estimators();
 
 }  // namespace linfault::tool
 

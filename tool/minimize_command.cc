@@ -9,6 +9,7 @@
 
 #include "detect/checker.h"
 #include "minimize/history_minimizer.h"
+#include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "minimize/test_case.h"
 #include "tool/commands.h"
@@ -78,7 +79,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   }
   minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
   options.timeout_seconds = args.timeout_seconds;
-  options.step_estimator = tree_step_estimators();
+  options.step_estimator = minimize::tree_step_estimators();
   ProgressLine progress;
   options.progress = [&progress](const std::string& line) { progress.note(line); };
   minimize::TargetMinimization m;
@@ -92,12 +93,12 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   progress.finish();
   const std::string written = save_test_case_files(m, args.test_case);
   if (args.json) {
-    nlohmann::json out = minimization_to_json(m);
+    nlohmann::json out = minimize::minimization_to_json(m, tool_name());
     out["file"] = args.file;
     std::cout << out.dump() << std::endl;
   } else {
     std::cout << args.file << ": failing run of " << target.name << "\n";
-    print_minimization(std::cout, m, args.test_case.compact);
+    minimize::print_minimization(std::cout, m, args.test_case.compact);
     std::cout << written;
   }
   throw CLI::RuntimeError(kExitViolation);

@@ -56,14 +56,6 @@ std::size_t terminal_width() {
   return size.ws_col;
 }
 
-const targets::Target& target_named(const std::string& name, const std::string& file) {
-  try {
-    return targets::find(name);
-  } catch (const targets::UnknownTarget& e) {
-    throw history::InputError(file, 0, e.what());
-  }
-}
-
 // "schedule divergence: decision 7 (step 9): ..." -> "replay diverged at decision 7 (step 9): ...".
 [[noreturn]] void report_divergence(const std::string& file, const dpct::ScheduleDivergence& e) {
   std::string detail = e.what();
@@ -140,7 +132,7 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
   if (!tc.schedule) {
     throw history::InputError(args.file, 0, "the test case has no schedule to replay");
   }
-  const targets::Target& target = target_named(*tc.target, args.file);
+  const targets::Target& target = find_target(*tc.target, args.file, tc.tool);
   if (target.model != tc.model) {
     throw history::InputError(args.file, 0,
                               "model \"" + tc.model + "\" is not the model of target " +
@@ -179,7 +171,7 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
 ReplayOutcome replay_saved_run(const ReplayArguments& args, const nlohmann::json& doc,
                                std::ostringstream& out) {
   const detect::SavedRun saved = detect::saved_run_from_json(doc, args.file);
-  const targets::Target& target = target_named(saved.target, args.file);
+  const targets::Target& target = find_target(saved.target, args.file);
   out << "saved run: " << saved.target << " seed " << saved.seed << ", "
       << saved.scheduling.description << ", outcome " << dpct::run_outcome_name(saved.outcome)
       << ", verdict " << detect::result_name(saved.verdict.result) << "\n";

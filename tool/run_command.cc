@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
+#include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "targets/registry.h"
 #include "tool/commands.h"
@@ -29,49 +30,19 @@ struct RunArguments : DetectionArguments {
   TestCaseArguments test_case;
 };
 
-struct Detection {
-  std::uint64_t histories = 0;
-  std::uint64_t violations = 0;
-  double total_ms = 0;
-  std::string scheduler;
-  std::optional<detect::SavedRun> failing;  // the first failing run (smallest seed)
-};
+using Detection = minimize::FirstFailure;
 
-// Runs batches of histories until one fails or `args.histories` have run.
+// Detects until the first failing history, with progress on a terminal.
 Detection detect_first_failure(const targets::Target& target, const RunArguments& args,
                                ProgressLine& progress) {
   Detection d;
-  detect::DriverOptions options = driver_options(args);
-  const std::uint64_t batch = std::max<std::uint64_t>(8, 4ull * args.jobs);
-  while (d.histories < args.histories && !d.failing) {
-    options.seed = args.seed + d.histories;
-    options.histories = std::min(batch, args.histories - d.histories);
-    const std::uint64_t done_before = d.histories;
-    const std::uint64_t violations_before = d.violations;
-    detect::DetectionReport report;
-    try {
-      report = detect::run_detection(target, options, [&](const detect::Progress& p) {
-        detect::Progress total = p;
-        total.done += done_before;
-        total.total = args.histories;
-        total.violations += violations_before;
-        progress.update("detect: " + detection_progress_text(total));
-      });
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    d.scheduler = report.scheduler;
-    d.histories += report.histories;
-    d.violations += report.violations;
-    d.total_ms += report.avg_ms * static_cast<double>(report.histories);
-    for (const detect::SavedRun* run : report.failing_runs()) {
-      // A violation first; a deadlock, livelock or crash only when there is none.
-      if (run->verdict.result == detect::Result::kViolation) {
-        d.failing = *run;
-        break;
-      }
-      if (run->outcome != dpct::RunOutcome::kOk && !d.failing) d.failing = *run;
-    }
+  try {
+    d = minimize::detect_first_failure(target, driver_options(args), args.histories, 0,
+                                       [&](const detect::Progress& p) {
+                                         progress.update("detect: " + detection_progress_text(p));
+                                       });
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   progress.finish();
   return d;
@@ -139,7 +110,7 @@ void run_pipeline(RunArguments args) {
   if (!args.json) std::cout << detection_text(target, args, d) << std::flush;
 
   minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
-  options.step_estimator = tree_step_estimators();
+  options.step_estimator = minimize::tree_step_estimators();
   options.progress = [&progress](const std::string& line) { progress.note("minimize: " + line); };
   minimize::TargetMinimization m;
   try {
@@ -153,7 +124,7 @@ void run_pipeline(RunArguments args) {
   const targets::KnownScenario* known =
       targets::matching_known_scenario(target, m.workload.threads);
   if (args.json) {
-    nlohmann::json out = minimization_to_json(m);
+    nlohmann::json out = minimize::minimization_to_json(m, tool_name());
     out["detection"] = {
         {"scheduler", d.scheduler},
         {"histories", d.histories},
@@ -169,7 +140,7 @@ void run_pipeline(RunArguments args) {
     std::cout << std::fixed << std::setprecision(1) << "localize: shortest failing prefix "
               << m.prefix_events << " events of " << m.original_operations << " operations ("
               << m.localize_ms << " ms)\n\n";
-    print_minimization(std::cout, m, args.test_case.compact);
+    minimize::print_minimization(std::cout, m, args.test_case.compact);
     if (known) {
       std::cout << "known scenario: Pc runs the methods of " << target.name << "'s type "
                 << known->type << " scenario (" << known->description << ")\n";

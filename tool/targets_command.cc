@@ -1,5 +1,6 @@
-// `linfault targets [NAME] [--json]`: lists the built-in targets (targets/registry.h) with their
-// model and whether a bug is expected, or shows one target's operations and known scenarios.
+// `linfault targets [NAME] [--json]`: lists the targets the tool knows (those the program
+// registers, then the built-in ones; targets/registry.h) with their model, origin and whether a bug
+// is expected, or shows one target's operations and known scenarios.
 
 #include <algorithm>
 #include <iostream>
@@ -39,6 +40,7 @@ nlohmann::json target_json(const targets::Target& target) {
                          {"reveal", calls_text(scenario.workload.reveal)}});
   }
   return {{"name", target.name},
+          {"origin", targets::is_registered(target.name) ? "registered" : "built-in"},
           {"model", target.model},
           {"bug_expected", target.bug_expected},
           {"description", target.description},
@@ -62,7 +64,14 @@ void print_table(const std::vector<const targets::Target*>& list) {
               << std::string(5 - std::min<std::size_t>(bug.size(), 3), ' ') << description << "\n";
   };
   row("NAME", "MODEL", "BUG", "DESCRIPTION");
+  bool registered_shown = false;
   for (const auto* target : list) {
+    const bool registered = targets::is_registered(target->name);
+    if (registered) registered_shown = true;
+    if (!registered && registered_shown) {
+      std::cout << "-- built in:\n";
+      registered_shown = false;
+    }
     row(target->name, target->model, target->bug_expected ? "yes" : "no", target->description);
   }
 }
@@ -90,13 +99,10 @@ void print_details(const targets::Target& target) {
 void run_targets(const TargetsArguments& args) {
   std::vector<const targets::Target*> list;
   if (args.name.empty()) {
+    list = targets::registered();
     for (const auto& target : targets::all()) list.push_back(&target);
   } else {
-    try {
-      list.push_back(&targets::find(args.name));
-    } catch (const targets::UnknownTarget& e) {
-      throw UsageError(e.what());
-    }
+    list.push_back(&find_target(args.name));
   }
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -115,8 +121,9 @@ void add_targets_command(CLI::App& app) {
   auto args = std::make_shared<TargetsArguments>();
   CLI::App* cmd = app.add_subcommand(
       "targets",
-      "List the built-in concurrent objects (targets) with their model and whether a "
-      "bug is expected, or show one target's operations and known failing scenarios.");
+      "List the concurrent objects (targets) this tool knows, registered ones first, with their "
+      "model and whether a bug is expected, or show one target's operations and known failing "
+      "scenarios.");
   cmd->add_option("name", args->name, "Show this target only");
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->footer(

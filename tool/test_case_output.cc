@@ -7,6 +7,7 @@
 #include "history/history.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/interleaving.h"
+#include "minimize/pipeline.h"
 #include "minimize/test_case.h"
 #include "tool/commands.h"
 
@@ -46,70 +47,35 @@ minimize::TargetMinimizerOptions minimizer_options(const TestCaseArguments& args
   return options;
 }
 
-namespace {
-
-std::size_t pc_operations(const minimize::TargetMinimization& m) {
-  std::size_t n = 0;
-  for (const auto& thread : m.workload.threads) n += thread.size();
-  return n;
-}
-
-}  // namespace
-
-nlohmann::json minimization_to_json(const minimize::TargetMinimization& m) {
-  nlohmann::json out = minimize::test_case_to_json(m.test_case);
-  out["minimization"] = {
-      {"original_operations", m.original_operations},
-      {"prefix_events", m.prefix_events},
-      {"pc_operations", pc_operations(m)},
-      {"candidates", m.candidates},
-      {"executions", m.executions},
-      {"localize_ms", m.localize_ms},
-      {"elapsed_ms", m.elapsed_ms},
-      {"timed_out", m.timed_out},
-      {"failing_schedule_exhaustive", m.proof.failing_schedule_exhaustive},
-      {"minimal_exhaustive", m.proof.minimal_exhaustive},
-      {"preemption_bound", m.proof.preemption_bound ? nlohmann::json(*m.proof.preemption_bound)
-                                                    : nlohmann::json(nullptr)},
-      {"log", m.log}};
-  return out;
-}
-
-void print_minimization(std::ostream& out, const minimize::TargetMinimization& m, bool compact) {
-  out << minimize::test_case_to_text(m.test_case);
-  minimize::InterleavingOptions layout;
-  if (m.verdict.result == detect::Result::kViolation) layout.culprit = m.verdict.culprit;
-  layout.compact = compact;
-  layout.max_width = 120;
-  out << "\nfailing interleaving:\n"
-      << minimize::format_interleaving(m.workload, m.failing_run, layout) << "\n";
-  out << "schedule: " << m.test_case.schedule.value_or("") << "\n";
-  out << std::fixed << std::setprecision(1) << "minimized: " << m.original_operations
-      << " operations -> " << m.workload.setup.size() << " + " << pc_operations(m) << " + "
-      << m.workload.reveal.size() << " (Ps + Pc + Pr) in " << m.elapsed_ms << " ms ("
-      << "localization " << m.localize_ms << " ms), " << m.candidates << " candidates, "
-      << m.executions << " executions\n";
-}
-
 std::string save_test_case_files(const minimize::TargetMinimization& m,
                                  const TestCaseArguments& args) {
   std::string written;
   if (!args.save.empty()) {
-    std::ofstream file(args.save);
-    if (!file) throw UsageError("--save " + args.save + ": cannot write");
-    file << minimization_to_json(m).dump(2) << "\n";
-    written += "test case written to " + args.save + " (replay with `linfault replay " + args.save +
-               "`)\n";
+    try {
+      minimize::write_file_atomically(
+          args.save, minimize::minimization_to_json(m, tool_name()).dump(2) + "\n");
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--save ") + e.what());
+    }
+    written += "test case written to " + args.save + " (replay with `" + tool_name() + " replay " +
+               args.save + "`)\n";
   }
   // A history-level test case has no target and no schedule: nothing to re-execute.
   if (!args.gtest.empty() && m.test_case.target && m.test_case.schedule) {
-    std::ofstream file(args.gtest);
-    file << minimize::emit_gtest(m.test_case);
-    file.close();
-    if (!file) throw UsageError("--gtest " + args.gtest + ": cannot write");
-    written += "GoogleTest file written to " + args.gtest +
-               " (link it with linfault_targets, linfault_dpct, linfault_detect and "
-               "GTest::gtest_main)\n";
+    try {
+      minimize::write_file_atomically(args.gtest, minimize::emit_gtest(m.test_case));
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--gtest ") + e.what());
+    }
+    const std::string test = *m.test_case.target + "_repro";
+    written += "GoogleTest file written to " + args.gtest + "; build it with\n" +
+               "  find_package(linfault CONFIG REQUIRED)\n" + "  linfault_add_test(" + test +
+               " SOURCES " + args.gtest +
+               (targets::is_registered(*m.test_case.target)
+                    ? " TARGETS <the linfault_add_target library that registers " +
+                          *m.test_case.target + ">"
+                    : std::string()) +
+               ")\n";
   }
   return written;
 }

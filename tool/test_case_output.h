@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 
 namespace linfault::tool {
@@ -38,8 +39,6 @@ struct TestCaseArguments {
 void add_test_case_options(CLI::App& app, TestCaseArguments& args, bool timeout_option);
 minimize::TargetMinimizerOptions minimizer_options(const TestCaseArguments& args);
 
-nlohmann::json minimization_to_json(const minimize::TargetMinimization& m);
-void print_minimization(std::ostream& out, const minimize::TargetMinimization& m, bool compact);
 // Writes --save and --gtest files; returns the lines saying what was written.
 std::string save_test_case_files(const minimize::TargetMinimization& m,
                                  const TestCaseArguments& args);

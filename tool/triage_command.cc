@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "minimize/pipeline.h"
 #include "minimize/test_case.h"
 #include "report/triage.h"
 #include "tool/commands.h"
@@ -127,7 +128,7 @@ void run_triage(const TriageArguments& args) {
   options.target = args.target;
   options.jobs = args.jobs;
   options.timeout_seconds = args.timeout_seconds;
-  options.step_estimator = tree_step_estimators();
+  options.step_estimator = minimize::tree_step_estimators();
   ProgressLine progress;
   const report::TriageResult result =
       report::triage(files, options, [&progress](const report::TriageProgress& p) {

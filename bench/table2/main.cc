@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "detect/driver.h"
+#include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "targets/registry.h"
 #include "tool/detection_options.h"
@@ -187,7 +188,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   // the paper's D-PCT with one plan per history.
   options.epoch_operations = version == 3 ? 0 : 2;
   options.write_bias = version == 3 ? 0 : settings.write_bias;
-  if (version != 0) options.step_estimator = linfault::tool::tree_step_estimators();
+  if (version != 0) options.step_estimator = linfault::minimize::tree_step_estimators();
   detect::DetectionReport report;
   try {
     report = detect::run_detection(target, options);
@@ -203,7 +204,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
     if (run->verdict.result != detect::Result::kViolation) continue;
     minimize::TargetMinimizerOptions m_options;
     m_options.timeout_seconds = 60;
-    m_options.step_estimator = linfault::tool::tree_step_estimators();
+    m_options.step_estimator = linfault::minimize::tree_step_estimators();
     try {
       const minimize::TargetMinimization m = minimize::minimize_saved_run(target, *run, m_options);
       std::size_t pc = 0;
@@ -293,7 +294,7 @@ void run_controls(const Settings& settings) {
     options.ops_per_thread = 5;
     options.histories = settings.control_executions;
     options.scheduler = detect::SchedulerKind::kDpct;
-    options.step_estimator = linfault::tool::tree_step_estimators();
+    options.step_estimator = linfault::minimize::tree_step_estimators();
     options.jobs = settings.jobs;
     const detect::DetectionReport report = detect::run_detection(target, options);
     std::printf("| %s | %llu | %llu | %llu/%llu/%llu | %.3f |\n", target.name.c_str(),

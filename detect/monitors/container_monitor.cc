@@ -54,12 +54,14 @@ bool among(const std::vector<std::string_view>& names, const std::string& method
 }
 
 // Times are scaled so that moved and synthetic events fit between recorded ones: recorded event
-// e is at 4e + 2; non-trivialisation moves an add's response just before (4e + 1) and a removal's
-// call just after (4e + 3) the event that bounds it.
-std::int64_t scaled(history::EventIndex e) { return 4 * static_cast<std::int64_t>(e) + 2; }
+// e is at 8e + 4. Non-trivialisation moves calls just after the call that bounds them (a peek's
+// to 8e + 5 after its add's, a removal's to 8e + 5 or, after a moved peek's, 8e + 6) and
+// responses just before the response that bounds them (8e + 3 and 8e + 2), so that a moved call
+// never meets a moved response: no real-time order appears that the history does not have.
+std::int64_t scaled(history::EventIndex e) { return 8 * static_cast<std::int64_t>(e) + 4; }
 // The recorded event a scaled time belongs to, within the first `cut` events.
 std::int32_t event_at(std::int64_t time, std::int32_t cut) {
-  return static_cast<std::int32_t>(std::clamp<std::int64_t>((time - 1) / 4, 0, cut - 1));
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(time / 8, 0, cut - 1));
 }
 
 struct Interval {
@@ -171,8 +173,8 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
       removal_pending[v] = 1;
     }
   }
-  const std::int64_t end = 4 * static_cast<std::int64_t>(cut) + 4;
-  const std::int64_t infinity = end + 8;
+  const std::int64_t end = scaled(cut) + 4;
+  const std::int64_t infinity = end + 16;
   auto completed_in_cut = [&](const ContainerOp& op) {
     return op.ret != kNoReturn && op.ret < cut;
   };
@@ -226,9 +228,20 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
   r.end = end;
   r.horizon = infinity;
 
-  // Non-trivialisation: the add responds before anything else on its value does, the removal is
-  // called after everything else on its value is.
+  // Non-trivialisation: every linearization orders a value's add before its peeks and its peeks
+  // before its removal, so each interval shrinks to where the op can take effect. A peek is
+  // called after its value's add is and responds before the removal does (without this the
+  // priority-queue sweep let a peek take effect before its value existed: `insert(5) ->
+  // insert(3)` in sequence and a peek -> 3 overlapping both, called before insert(3) was, passed);
+  // the add responds before anything else on its value does, the removal is called after
+  // everything else on its value is.
   const std::size_t m = r.add.size();
+  for (std::size_t k = 0; k < r.peek.size(); ++k) {
+    const auto v = static_cast<std::size_t>(r.peek_value[k]);
+    Interval& p = r.peek[k];
+    if (p.inv <= r.add[v].inv) p.inv = r.add[v].inv + 1;
+    if (p.res >= r.remove[v].res) p.res = r.remove[v].res - 1;
+  }
   ScratchArray<std::int64_t> min_res(m, memory), max_inv(m, memory);
   for (std::size_t v = 0; v < m; ++v) {
     min_res[v] = r.remove[v].res;
@@ -251,12 +264,19 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
                        std::max(max_inv[v], r.remove[v].res));
     }
   }
+  for (const Interval& p : r.peek) {
+    // Implied by the checks above (a peek's interval empties only if its add's or removal's
+    // does), kept so that no monitor ever meets an empty interval.
+    if (p.inv >= p.res) return violation("a value is observed outside its lifetime", p.inv);
+  }
   out.reduced = std::move(r);
   return out;
 }
 
 // Event keys for sweeps: (time, calls after responses) in the high bits, the payload below.
-constexpr int kPayloadBits = 34;
+// Payloads are op or value ids (< 2^31) times at most 4; times (8 per event) keep 31 bits, room
+// for 2^27 events.
+constexpr int kPayloadBits = 33;
 std::uint64_t event_key(std::int64_t time, bool is_call, std::uint64_t payload) {
   return ((static_cast<std::uint64_t>(time) * 2 + (is_call ? 1 : 0)) << kPayloadBits) | payload;
 }

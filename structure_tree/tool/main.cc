@@ -2,6 +2,12 @@
 //
 //   linfault-structure -p BUILD_DIR FILE... [--dump | --json] [--class C]... [-o OUT]
 //   linfault-structure FILE... --embed NAME -o trees.cc -- -std=c++20 -I...
+//   linfault-structure FILE... --instrument OUT_DIR [--base DIR] -- -std=c++20 -I...
+//
+// --instrument writes, for each FILE, a copy that uses linfault's instrumented types instead of
+// std::atomic, std::mutex & co. (structure_tree/rewriter.h) to OUT_DIR/<FILE relative to --base,
+// or its name>; anything it cannot rewrite is reported one line each, "file:line:col: ...", and
+// the exit code is 65.
 //
 // -p reads BUILD_DIR/compile_commands.json; otherwise the flags after "--" are used. One of the
 // two is required. --embed writes a C++ source defining
@@ -22,6 +28,7 @@
 #include <CLI/CLI.hpp>
 
 #include "structure_tree/extractor.h"
+#include "structure_tree/rewriter.h"
 #include "structure_tree/tree.h"
 
 namespace {
@@ -78,6 +85,46 @@ int write_file(const std::string& path, const std::string& text) {
   return 0;
 }
 
+// The path of the instrumented copy of `file`.
+std::filesystem::path instrumented_path(const std::string& file, const std::string& out_dir,
+                                        const std::string& base) {
+  namespace fs = std::filesystem;
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(file));
+  fs::path relative = absolute.filename();
+  if (!base.empty()) {
+    const fs::path candidate =
+        absolute.lexically_relative(fs::weakly_canonical(fs::absolute(base)));
+    if (!candidate.empty() && *candidate.begin() != "..") relative = candidate;
+  }
+  return fs::path(out_dir) / relative;
+}
+
+int instrument(const std::vector<std::string>& files, const std::string& build_dir,
+               const std::optional<std::vector<std::string>>& fixed_flags,
+               const std::string& out_dir, const std::string& base) {
+  st::InstrumentResult result;
+  try {
+    result = st::instrument_files(files, build_dir, fixed_flags);
+  } catch (const st::ExtractError& e) {
+    const std::string message = e.what();
+    std::cerr << "linfault-structure: " << message << '\n';
+    return message.find("cannot open") != std::string::npos ? kCannotOpen : kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "linfault-structure: internal error: " << e.what() << '\n';
+    return kInternal;
+  }
+  for (const std::string& error : result.errors)
+    std::cerr << "linfault-structure: " << error << '\n';
+  if (!result.errors.empty()) return kBadInput;
+  for (const st::Instrumented& file : result.files) {
+    const std::filesystem::path path = instrumented_path(file.file, out_dir, base);
+    std::error_code error;
+    std::filesystem::create_directories(path.parent_path(), error);
+    if (const int code = write_file(path.string(), file.text); code != 0) return code;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,6 +159,13 @@ int main(int argc, char** argv) {
   app.add_option("--embed", embed_name, "Write a C++ source defining embedded::NAME()");
   std::string json_copy;
   app.add_option("--write-json", json_copy, "Also write the JSON form to this file");
+  std::string instrument_dir;
+  std::string base_dir;
+  app.add_option("--instrument", instrument_dir,
+                 "Write instrumented copies of the files (std::atomic & co. -> linfault's "
+                 "instrumented types) to this directory instead of extracting trees");
+  app.add_option("--base", base_dir,
+                 "--instrument: keep the files' paths relative to this directory");
   std::vector<std::string> reversed(own_args.rbegin(), own_args.rend());
   try {
     app.parse(reversed);
@@ -127,6 +181,10 @@ int main(int argc, char** argv) {
     std::cerr << "linfault-structure: give -p BUILD_DIR (with compile_commands.json) or the "
                  "compiler flags after --, exactly one of them\n";
     return kUsage;
+  }
+
+  if (!instrument_dir.empty()) {
+    return instrument(files, build_dir, fixed_flags, instrument_dir, base_dir);
   }
 
   st::TreeSet trees;

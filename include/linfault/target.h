@@ -1,0 +1,100 @@
+// <linfault/target.h>: make your own concurrent object a linfault target. Public API.
+//
+// A target is a concurrent class bound to a sequential model (spec/registry.h names: set, queue,
+// stack, deque, register, cas-register, kv, priorityqueue, counter, snapshot) with generators for
+// its operations' arguments. Register it once, in a source of a linfault_add_target() library,
+// and every command of your tool (linfault_add_tool), the GoogleTest check (<linfault/gtest.h>)
+// and generated repros know it by name:
+//
+//   #include <linfault/target.h>
+//
+//   class Counter {                       // written against the instrumentation below
+//     linfault::Atomic<std::int64_t> value_{0};
+//    public:
+//     std::int64_t increment() { return value_.fetch_add(1) + 1; }
+//     std::int64_t get() { return value_.load(); }
+//   };
+//
+//   LINFAULT_REGISTER_TARGET([] {
+//     linfault::Target t;
+//     t.name = "my_counter";
+//     t.model = "counter";
+//     t.operations = {{"increment", linfault::no_arguments(), "increment() -> value"},
+//                     {"get", linfault::no_arguments(), "get() -> value"}};
+//     t.factory = linfault::Binding<Counter>()
+//                     .method("increment", &Counter::increment)
+//                     .method("get", &Counter::get)
+//                     .factory();
+//     return t;
+//   });
+//
+// Instrumentation: every access to shared memory goes through linfault::Atomic, Var or Mutex
+// (declared in dpct/shared.h): each is a scheduling point the controlled schedulers can preempt
+// at, with its source location. Controlled execution is sequentially consistent. Outside a
+// controlled run the same code runs natively on plain std::atomic / std::mutex.
+//
+// The registration's maker runs at the first lookup of a target, not during static
+// initialization; a duplicate name, an unknown model or a target without operations or factory
+// is reported then, naming the file and line of the registration.
+//
+// Thread-safety: registration and lookup are thread-safe. See dpct/shared.h for the
+// instrumentation and targets/bind.h for the binding.
+
+#ifndef LINFAULT_PUBLIC_TARGET_H_
+#define LINFAULT_PUBLIC_TARGET_H_
+
+#include "dpct/shared.h"
+#include "dpct/workload.h"
+#include "history/history.h"
+#include "history/value.h"
+#include "targets/arena.h"
+#include "targets/bind.h"
+#include "targets/registry.h"
+
+namespace linfault {
+
+// Instrumentation.
+using dpct::Atomic;
+using dpct::LockGuard;
+using dpct::Mutex;
+using dpct::spin_hint;
+using dpct::Var;
+
+// Targets.
+using targets::ArgumentGenerator;
+using targets::ArgumentSource;
+using targets::Binding;
+using targets::cell_and_value;
+using targets::distinct_cells;
+using targets::key_in;
+using targets::KnownScenario;
+using targets::no_arguments;
+using targets::NodeArena;
+using targets::OperationSpec;
+using targets::Target;
+using targets::unique_value;
+
+// Calls, values and workloads (Ps, Pc, Pr).
+using dpct::Workload;
+using history::Call;
+using history::Value;
+
+}  // namespace linfault
+
+#define LINFAULT_CONCAT_INNER_(a, b) a##b
+#define LINFAULT_CONCAT_(a, b) LINFAULT_CONCAT_INNER_(a, b)
+#define LINFAULT_STRINGIFY_INNER_(x) #x
+#define LINFAULT_STRINGIFY_(x) LINFAULT_STRINGIFY_INNER_(x)
+
+// LINFAULT_REGISTER_TARGET(maker): registers the linfault::Target that `maker` (a function or a
+// lambda taking nothing) returns. Use it at namespace scope in a source file of a
+// linfault_add_target() library.
+#define LINFAULT_REGISTER_TARGET(...)                                                      \
+  namespace {                                                                              \
+  [[maybe_unused]] const bool LINFAULT_CONCAT_(linfault_registered_target_, __COUNTER__) = \
+      ::linfault::targets::register_target(__VA_ARGS__,                                    \
+                                           __FILE__ ":" LINFAULT_STRINGIFY_(__LINE__));    \
+  }                                                                                        \
+  static_assert(true, "")
+
+#endif  // LINFAULT_PUBLIC_TARGET_H_

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Builds examples/user-project against an INSTALLED linfault, the way a user's own project is
+# built, and checks what a user gets:
+#   - `user-linfault targets` lists the project's objects;
+#   - `user-linfault run --target ring_queue` exits 1 with a Pc of at most 3 operations, and
+#     `user-linfault replay` of its testcase.json exits 1;
+#   - the generated GoogleTest repro compiles in the project and fails; it still fails with lines
+#     added above the buggy code; it passes once the bug is fixed;
+#   - `user-linfault detect` finds nothing in 10,000 histories of the correct cas_counter;
+#   - the project's own tests pass (the GoogleTest check, the recorder's stress test), and the
+#     history the stress test recorded is read by `user-linfault check`.
+# Usage: scripts/check-user-project.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
+set -euo pipefail
+prefix=$(cd "${1:?usage: scripts/check-user-project.sh PREFIX}" && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/linfault-user-project.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "check-user-project: $*" >&2
+  exit 1
+}
+step() { echo "-- $*" >&2; }
+
+# Configures and builds a copy of the example in $1 (source) into $2 (build), with extra args.
+build_project() {
+  local source=$1 build=$2
+  shift 2
+  cmake -S "$source" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" "$@" >/dev/null
+  cmake --build "$build" -j "$(nproc)" >/dev/null
+}
+
+# Runs a command that must exit with the given status.
+expect_exit() {
+  local want=$1
+  shift
+  set +e
+  "$@" >"$work/out.txt" 2>&1
+  local got=$?
+  set -e
+  if [[ $got -ne $want ]]; then
+    cat "$work/out.txt" >&2
+    fail "expected exit $want, got $got: $*"
+  fi
+}
+
+source_dir="$work/user-project"
+cp -r "$root/examples/user-project" "$source_dir"
+build="$work/build"
+
+step "configure and build examples/user-project against $prefix"
+build_project "$source_dir" "$build"
+tool="$build/user-linfault"
+
+step "user-linfault targets"
+expect_exit 0 "$tool" targets
+grep -q '^ring_queue ' "$work/out.txt" || fail "ring_queue is not listed"
+grep -q '^cas_counter ' "$work/out.txt" || fail "cas_counter is not listed"
+
+step "user-linfault run --target ring_queue"
+out="$work/repro"
+expect_exit 1 "$tool" run --target ring_queue --seed 1 --out "$out"
+cat "$work/out.txt"
+pc=$(grep -o '"pc_operations": [0-9]*' "$out/testcase.json" | grep -o '[0-9]*$')
+[[ -n $pc && $pc -le 3 ]] || fail "the minimized Pc has ${pc:-?} operations (at most 3 expected)"
+grep -q 'ring_queue.cc:' "$work/out.txt" || fail "the interleaving names no line of ring_queue.cc"
+
+step "user-linfault replay testcase.json"
+expect_exit 1 "$tool" replay "$out/testcase.json"
+
+step "the plain linfault names the tool that knows the target"
+expect_exit 64 "$prefix/bin/linfault" replay "$out/testcase.json"
+grep -q "written by user-linfault" "$work/out.txt" || fail "linfault did not name user-linfault"
+
+repro="$out/ring_queue_repro_test.cc"
+step "the generated repro fails while the bug is there"
+build_project "$source_dir" "$build" -DUSER_REPRO="$repro"
+expect_exit 1 "$build/user_repro_test"
+
+step "... and still fails with lines added above the buggy code"
+shifted="$work/shifted"
+cp -r "$source_dir" "$shifted"
+{
+  printf '// A comment a maintainer added.\n// And another one.\n\n// And a third.\n'
+  cat "$source_dir/src/ring_queue.cc"
+} >"$shifted/src/ring_queue.cc"
+build_project "$shifted" "$work/build-shifted" -DUSER_REPRO="$repro"
+expect_exit 1 "$work/build-shifted/user_repro_test"
+grep -q "places moved\|no longer applies" "$work/out.txt" || fail "the shifted repro did not notice the moved lines"
+
+step "... and passes once the bug is fixed"
+fixed="$work/fixed"
+cp -r "$source_dir" "$fixed"
+{
+  printf '#define RING_QUEUE_FIXED\n'
+  cat "$source_dir/src/ring_queue.cc"
+} >"$fixed/src/ring_queue.cc"
+build_project "$fixed" "$work/build-fixed" -DUSER_REPRO="$repro"
+expect_exit 0 "$work/build-fixed/user_repro_test"
+
+step "user-linfault detect: nothing in 10,000 histories of cas_counter"
+expect_exit 0 "$tool" detect --target cas_counter --histories 10000 --jobs "$(nproc)" --out "$work/detect"
+if ! grep -q '^non-linearizable: *0/10000$' "$work/out.txt" ||
+  ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
+  cat "$work/out.txt"
+  fail "detect reported violations on cas_counter"
+fi
+
+step "the project's own tests (GoogleTest check, recorder stress test)"
+(cd "$build" && ctest --output-on-failure -j "$(nproc)")
+history=$(ls "$build"/stress-history*.json 2>/dev/null | head -1 || true)
+if [[ -n $history ]]; then
+  step "user-linfault check on the history the stress test recorded"
+  expect_exit 0 "$tool" check "$history"
+fi
+echo "check-user-project: all expectations hold" >&2

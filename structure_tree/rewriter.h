@@ -1,0 +1,67 @@
+// The instrumentation rewriter: turns a user's unmodified C++ source written against
+// std::atomic, std::atomic_flag, std::mutex & co. into a copy that uses linfault's instrumented
+// drop-in types (dpct/shared.h), so that the user's repository keeps its plain std:: code
+// (linfault_add_target(... INSTRUMENT), docs/adding-a-target.md).
+//
+// What it rewrites, in the files given (never in headers outside them):
+//   - type names: std::atomic<T> (also through `using` aliases, templates, nested types, arrays,
+//     new-expressions, CTAD), the std::atomic_int-style typedefs, std::atomic_flag, std::mutex,
+//     std::shared_mutex, std::recursive_mutex, std::condition_variable(_any) become
+//     ::linfault::dpct::Atomic<T>, AtomicFlag, Mutex, SharedMutex, RecursiveMutex,
+//     ConditionVariable. std::lock_guard, unique_lock, scoped_lock and shared_lock stay: they
+//     work with the instrumented mutexes.
+//   - operators on atomics (++, --, +=, -=, &=, |=, ^=, assignment, and the implicit load of a
+//     non-dependent expression) become calls of ::linfault::dpct::ops (dpct/instrumented.h),
+//     whose defaulted std::source_location captures the user's line: every access is a
+//     scheduling point with its own file:line, even when written as an operator.
+// The copy starts with `#include "dpct/instrumented.h"` and `#line 1 "<original path>"`, and
+// no edit adds or removes a line, so every location in traces, interleavings and repros is the
+// user's own file:line.
+//
+// What it refuses, with one line "file:line:column: cannot instrument ...: reason" each: a raw
+// __atomic_* / __sync_* builtin, std::atomic_ref, and an atomic passed by pointer or reference to
+// a function whose body is not in the files given (e.g. std::atomic_fetch_add), since that
+// function would still expect a std::atomic.
+//
+// Only this library's Clang translation units include Clang headers.
+//
+// Thread-safety: the functions are reentrant; each call parses on its own.
+
+#ifndef LINFAULT_STRUCTURE_TREE_REWRITER_H_
+#define LINFAULT_STRUCTURE_TREE_REWRITER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "structure_tree/extractor.h"
+
+namespace linfault::structure_tree {
+
+struct Instrumented {
+  std::string file;           // the original path, as given
+  std::string text;           // the rewritten copy
+  std::size_t types = 0;      // type names rewritten
+  std::size_t operators = 0;  // operator uses rewritten into calls
+};
+
+struct InstrumentResult {
+  std::vector<Instrumented> files;
+  std::vector<std::string> errors;  // one line each; empty when every construct was rewritten
+};
+
+// Rewrites `code` as if it were the file `file_name`, parsed with `args` (e.g. {"-std=c++20"}).
+// Throws ExtractError for code that does not compile.
+InstrumentResult instrument_code(const std::string& code, const std::string& file_name,
+                                 const std::vector<std::string>& args);
+
+// Rewrites `files` (sources and the headers they include), parsed with the compile commands of
+// `build_dir` or with `fixed_flags`, as extract_from_files() does. Each header among `files` is
+// rewritten where a source includes it.
+InstrumentResult instrument_files(const std::vector<std::string>& files,
+                                  const std::string& build_dir,
+                                  const std::optional<std::vector<std::string>>& fixed_flags);
+
+}  // namespace linfault::structure_tree
+
+#endif  // LINFAULT_STRUCTURE_TREE_REWRITER_H_

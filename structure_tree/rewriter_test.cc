@@ -1,0 +1,206 @@
+// The instrumentation rewriter on in-memory code: every construct real lock-free classes use is
+// rewritten to linfault's instrumented types without moving a line, and what cannot be rewritten
+// gets its one-line error.
+
+#include "structure_tree/rewriter.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace linfault::structure_tree {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::vector<std::string> kArgs = {"-std=c++20"};
+
+Instrumented rewrite(const std::string& code) {
+  InstrumentResult result = instrument_code(code, "/src/object.cc", kArgs);
+  EXPECT_TRUE(result.errors.empty()) << result.errors.front();
+  EXPECT_EQ(result.files.size(), 1u);
+  return result.files.empty() ? Instrumented{} : result.files.front();
+}
+
+std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+// The copy without its two preamble lines.
+std::string body(const Instrumented& file) {
+  std::string text = file.text;
+  for (int i = 0; i < 2; ++i) text.erase(0, text.find('\n') + 1);
+  return text;
+}
+
+TEST(RewriterTest, PreambleKeepsTheOriginalFileAndLines) {
+  const std::string code = "#include <atomic>\nstd::atomic<int> counter{0};\nint main() {}\n";
+  const Instrumented file = rewrite(code);
+  EXPECT_EQ(file.text.rfind("#include \"dpct/instrumented.h\"\n#line 1 \"/src/object.cc\"\n", 0),
+            0u)
+      << file.text;
+  EXPECT_EQ(lines(body(file)), lines(code));
+  EXPECT_THAT(body(file), HasSubstr("::linfault::dpct::Atomic<int> counter{0};"));
+}
+
+TEST(RewriterTest, TypeNamesEverywhereRealClassesPutThem) {
+  const std::string code = R"(#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <condition_variable>
+#include <cstdint>
+using namespace std;
+template <class T>
+class Stack {
+  struct Node {
+    T value;
+    std::atomic<Node*> next{nullptr};
+  };
+  std::atomic<Node*> top_{nullptr};
+  std::atomic<std::int64_t> sizes_[4];
+  atomic<bool> closed_{false};
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+  std::mutex lock_;
+  std::shared_mutex shared_;
+  std::recursive_mutex recursive_;
+  std::condition_variable ready_;
+ public:
+  void push(T v) {
+    Node* n = new Node{v};
+    std::lock_guard<std::mutex> guard(lock_);
+    n->next.store(top_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    top_.store(n, std::memory_order_release);
+  }
+};
+using Counter = std::atomic<long>;
+struct Holder { Counter hits; std::atomic_int small; };
+template class Stack<int>;
+)";
+  const Instrumented file = rewrite(code);
+  const std::string out = body(file);
+  EXPECT_EQ(lines(out), lines(code));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<Node*> next{nullptr};"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<Node*> top_{nullptr};"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<std::int64_t> sizes_[4];"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<bool> closed_{false};"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::AtomicFlag busy_"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Mutex lock_;"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::SharedMutex shared_;"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::RecursiveMutex recursive_;"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::ConditionVariable ready_;"));
+  EXPECT_THAT(out, HasSubstr("std::lock_guard<::linfault::dpct::Mutex> guard(lock_);"));
+  EXPECT_THAT(out, HasSubstr("using Counter = ::linfault::dpct::Atomic<long>;"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<int> small;"));
+  // Member calls stay: the instrumented types have std::atomic's members.
+  EXPECT_THAT(out, HasSubstr("top_.store(n, std::memory_order_release);"));
+  EXPECT_THAT(out, Not(HasSubstr("std::atomic")));
+  EXPECT_GE(file.types, 11u);
+}
+
+TEST(RewriterTest, OperatorsBecomeCallsThatKeepTheirLine) {
+  const std::string code = R"(#include <atomic>
+std::atomic<int> counter{0};
+std::atomic<int*> cursor{nullptr};
+std::atomic<bool> flag{false};
+int use(int delta) {
+  counter++;
+  ++counter;
+  counter--;
+  --counter;
+  counter += delta;
+  counter -= 2;
+  counter |= 1;
+  counter &= 3;
+  counter ^= 4;
+  counter = 7;
+  cursor++;
+  if (flag) return counter + 1;
+  int seen = counter;
+  return seen;
+}
+)";
+  const Instrumented file = rewrite(code);
+  const std::string out = body(file);
+  EXPECT_EQ(lines(out), lines(code));
+  for (const char* expected :
+       {"::linfault::dpct::ops::post_increment(counter);",
+        "::linfault::dpct::ops::pre_increment(counter);",
+        "::linfault::dpct::ops::post_decrement(counter);",
+        "::linfault::dpct::ops::pre_decrement(counter);",
+        "::linfault::dpct::ops::add_assign(counter , delta);",
+        "::linfault::dpct::ops::sub_assign(counter , 2);",
+        "::linfault::dpct::ops::or_assign(counter , 1);",
+        "::linfault::dpct::ops::and_assign(counter , 3);",
+        "::linfault::dpct::ops::xor_assign(counter , 4);",
+        "::linfault::dpct::ops::assign(counter , 7);",
+        "::linfault::dpct::ops::post_increment(cursor);",
+        "if (::linfault::dpct::ops::load(flag)) return ::linfault::dpct::ops::load(counter) + 1;",
+        "int seen = ::linfault::dpct::ops::load(counter);"}) {
+    EXPECT_THAT(out, HasSubstr(expected)) << out;
+  }
+  EXPECT_EQ(file.operators, 14u);
+}
+
+TEST(RewriterTest, DependentOperatorsInTemplatesAreRewrittenToo) {
+  const std::string code = R"(#include <atomic>
+template <class T>
+struct Counter {
+  std::atomic<T> value{0};
+  void bump() { value++; value += 2; }
+};
+)";
+  const std::string out = body(rewrite(code));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::ops::post_increment(value);")) << out;
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::ops::add_assign(value , 2);")) << out;
+}
+
+TEST(RewriterTest, CodeWithoutAtomicsIsCopiedAsItIs) {
+  const std::string code = "int add(int a, int b) { return a + b; }\n";
+  const Instrumented file = rewrite(code);
+  EXPECT_EQ(body(file), code);
+  EXPECT_EQ(file.types, 0u);
+  EXPECT_EQ(file.operators, 0u);
+}
+
+TEST(RewriterTest, WhatCannotBeRewrittenIsOneLineEachWithItsPlace) {
+  const std::string code = R"(#include <atomic>
+int raw = 0;
+std::atomic<int> counter{0};
+int f() {
+  __atomic_fetch_add(&raw, 1, __ATOMIC_SEQ_CST);
+  std::atomic_fetch_add(&counter, 1);
+  std::atomic_ref<int> view(raw);
+  return view.load();
+}
+)";
+  const InstrumentResult result = instrument_code(code, "/src/bad.cc", kArgs);
+  ASSERT_EQ(result.errors.size(), 3u);
+  EXPECT_THAT(result.errors[0], HasSubstr("/src/bad.cc:5:3: cannot instrument __atomic_fetch_add: "
+                                          "a raw atomic builtin"));
+  EXPECT_THAT(result.errors[1], HasSubstr("/src/bad.cc:6:"));
+  EXPECT_THAT(result.errors[1], HasSubstr("cannot instrument the call of std::atomic_fetch_add: an "
+                                          "atomic is passed to a function whose body is not among "
+                                          "the instrumented files"));
+  EXPECT_THAT(result.errors[2], HasSubstr("/src/bad.cc:7:8: cannot instrument std::atomic_ref"));
+  for (const std::string& error : result.errors) EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(RewriterTest, AnAtomicPassedToAVisibleFunctionIsFine) {
+  const std::string code = R"(#include <atomic>
+static void bump(std::atomic<int>& c) { c.fetch_add(1); }
+std::atomic<int> counter{0};
+void f() { bump(counter); }
+)";
+  const std::string out = body(rewrite(code));
+  EXPECT_THAT(out, HasSubstr("static void bump(::linfault::dpct::Atomic<int>& c)"));
+}
+
+TEST(RewriterTest, CodeThatDoesNotCompileIsAnError) {
+  EXPECT_THROW(instrument_code("int f() { return undeclared; }\n", "/src/x.cc", kArgs),
+               ExtractError);
+}
+
+}  // namespace
+}  // namespace linfault::structure_tree

@@ -1,0 +1,111 @@
+// Targets registered by the program (LINFAULT_REGISTER_TARGET): found beside the built-in ones,
+// built lazily, validated with the registration's file:line.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "linfault/target.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+class Register {
+ public:
+  void write(std::int64_t v) { value_.store(v); }
+  std::optional<std::int64_t> read() {
+    const std::int64_t v = value_.load();
+    if (v == 0) return std::nullopt;
+    return v;
+  }
+
+ private:
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+int maker_calls = 0;
+
+linfault::Target register_target() {
+  ++maker_calls;
+  linfault::Target t;
+  t.name = "user_registry_test_register";
+  t.model = "register";
+  t.description = "an atomic register";
+  t.operations = {{"write", linfault::unique_value(), "write(v)"},
+                  {"read", linfault::no_arguments(), "read() -> v | nil"}};
+  t.factory = linfault::Binding<Register>()
+                  .method("write", &Register::write)
+                  .method("read", &Register::read)
+                  .factory();
+  return t;
+}
+
+LINFAULT_REGISTER_TARGET(register_target);
+
+TEST(UserRegistryTest, ARegisteredTargetIsFoundBesideTheBuiltInOnes) {
+  const linfault::Target& target = linfault::targets::find("user_registry_test_register");
+  EXPECT_EQ(target.model, "register");
+  EXPECT_TRUE(linfault::targets::is_registered(target.name));
+  EXPECT_FALSE(linfault::targets::is_registered("treiber_stack"));
+  const std::vector<std::string> names = linfault::targets::target_names();
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "user_registry_test_register");  // registered ones first
+  EXPECT_NE(std::find(names.begin(), names.end(), "treiber_stack"), names.end());
+  // Built once, at the first lookup, whatever the number of lookups.
+  linfault::targets::registered();
+  EXPECT_EQ(maker_calls, 1);
+  auto object = target.factory();
+  object->invoke(linfault::Call{"write", {linfault::Value(5)}});
+  EXPECT_EQ(object->invoke(linfault::Call{"read", {}}), linfault::Value(5));
+}
+
+TEST(UserRegistryTest, AnUnknownNameListsRegisteredAndBuiltInTargets) {
+  try {
+    linfault::targets::find("no_such_target");
+    FAIL() << "no exception";
+  } catch (const linfault::targets::UnknownTarget& e) {
+    EXPECT_THAT(e.what(), HasSubstr("user_registry_test_register"));
+    EXPECT_THAT(e.what(), HasSubstr("treiber_stack"));
+  }
+}
+
+std::string registration_error(linfault::Target target) {
+  linfault::targets::register_target([target] { return target; }, "file.cc:12");
+  try {
+    linfault::targets::registered();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(UserRegistryTest, BadRegistrationsAreReportedWithTheirPlace) {
+  linfault::Target good = register_target();
+  EXPECT_EQ(registration_error(good),
+            "file.cc:12: LINFAULT_REGISTER_TARGET: target 'user_registry_test_register' is "
+            "registered twice");
+  linfault::Target builtin_name = good;
+  builtin_name.name = "treiber_stack";
+  EXPECT_THAT(registration_error(builtin_name), HasSubstr("the name of a built-in target"));
+  linfault::Target bad_model = good;
+  bad_model.name = "x1";
+  bad_model.model = "heap";
+  EXPECT_THAT(registration_error(bad_model), HasSubstr("unknown model 'heap' (models:"));
+  linfault::Target no_ops = good;
+  no_ops.name = "x2";
+  no_ops.operations.clear();
+  EXPECT_THAT(registration_error(no_ops), HasSubstr("'x2' has no operations"));
+  linfault::Target no_name = good;
+  no_name.name.clear();
+  EXPECT_THAT(registration_error(no_name), HasSubstr("the target has no name"));
+  // The registry still works after the errors.
+  EXPECT_EQ(linfault::targets::registered().size(), 1u);
+}
+
+}  // namespace
