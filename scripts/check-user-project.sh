@@ -16,11 +16,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/linfault-user-project.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-fail() {
-  echo "check-user-project: $*" >&2
-  exit 1
-}
-step() { echo "-- $*" >&2; }
+name=check-user-project
+# shellcheck source=scripts/expect.sh
+source "$root/scripts/expect.sh"
 
 # Configures and builds a copy of the example in $1 (source) into $2 (build), with extra args.
 build_project() {
@@ -28,20 +26,6 @@ build_project() {
   shift 2
   cmake -S "$source" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" "$@" >/dev/null
   cmake --build "$build" -j "$(nproc)" >/dev/null
-}
-
-# Runs a command that must exit with the given status.
-expect_exit() {
-  local want=$1
-  shift
-  set +e
-  "$@" >"$work/out.txt" 2>&1
-  local got=$?
-  set -e
-  if [[ $got -ne $want ]]; then
-    cat "$work/out.txt" >&2
-    fail "expected exit $want, got $got: $*"
-  fi
 }
 
 source_dir="$work/user-project"

@@ -30,6 +30,7 @@ using clang::dyn_cast;
 using clang::isa;
 
 constexpr const char* kOps = "::linfault::dpct::ops::";
+constexpr const char* kLockGuard = "::linfault::dpct::LockGuard";
 
 std::string normal_path(const std::string& path) {
   std::error_code error;
@@ -171,7 +172,9 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     const clang::SourceLocation begin = tl.getQualifierLoc().getBeginLoc();
     if (begin.isInvalid()) return true;
     if (auto tst = named.getAs<clang::TemplateSpecializationTypeLoc>()) {
-      if (auto name = template_replacement(tst.getTypePtr()->getTemplateName())) {
+      if (is_mutex_lock_guard(tst.getTypePtr())) {
+        replace_whole(begin, tst.getEndLoc(), kLockGuard);
+      } else if (auto name = template_replacement(tst.getTypePtr()->getTemplateName())) {
         replace_name(begin, tst.getTemplateNameLoc(), *name);
       }
     } else if (auto record = named.getAs<clang::RecordTypeLoc>()) {
@@ -183,7 +186,9 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
         replace_name(begin, typedef_loc.getNameLoc(), *name);
       }
     } else if (auto deduced = named.getAs<clang::DeducedTemplateSpecializationTypeLoc>()) {
-      if (auto name = template_replacement(deduced.getTypePtr()->getTemplateName())) {
+      if (is_mutex_lock_guard(deduced.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
+        replace_whole(begin, deduced.getTemplateNameLoc(), kLockGuard);
+      } else if (auto name = template_replacement(deduced.getTypePtr()->getTemplateName())) {
         replace_name(begin, deduced.getTemplateNameLoc(), *name);
       }
     }
@@ -191,16 +196,53 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   }
 
   bool VisitTemplateSpecializationTypeLoc(clang::TemplateSpecializationTypeLoc tl) {
-    if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
+    if (is_mutex_lock_guard(tl.getTypePtr())) {
+      replace_whole(tl.getTemplateNameLoc(), tl.getEndLoc(), kLockGuard);
+    } else if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
       replace_name(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), *name);
     }
     return true;
   }
 
   bool VisitDeducedTemplateSpecializationTypeLoc(clang::DeducedTemplateSpecializationTypeLoc tl) {
-    if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
+    if (is_mutex_lock_guard(tl.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
+      replace_whole(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), kLockGuard);
+    } else if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
       replace_name(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), *name);
     }
+    return true;
+  }
+
+  // `std::lock_guard guard(m);`: class template argument deduction. The deduced type is the
+  // variable's, or, in a template where deduction waits for instantiation, the argument's.
+  bool VisitVarDecl(clang::VarDecl* var) {
+    const clang::TypeSourceInfo* info = var->getTypeSourceInfo();
+    if (info == nullptr) return true;
+    const clang::TypeLoc whole = info->getTypeLoc();
+    clang::TypeLoc tl = whole;
+    if (auto elaborated = tl.getAs<clang::ElaboratedTypeLoc>()) tl = elaborated.getNamedTypeLoc();
+    auto deduced = tl.getAs<clang::DeducedTemplateSpecializationTypeLoc>();
+    if (!deduced) return true;
+    const clang::TemplateDecl* decl = deduced.getTypePtr()->getTemplateName().getAsTemplateDecl();
+    if (decl == nullptr || decl->getQualifiedNameAsString() != "std::lock_guard") return true;
+    bool guards_mutex =
+        !var->getType()->isDependentType() && is_mutex_lock_guard(var->getType().getTypePtr());
+    if (var->getType()->isDependentType() && var->getInit() != nullptr) {
+      const clang::Expr* init = var->getInit()->IgnoreImplicit();
+      const clang::Expr* argument = nullptr;
+      if (const auto* list = dyn_cast<clang::ParenListExpr>(init);
+          list && list->getNumExprs() == 1) {
+        argument = list->getExpr(0);
+      } else if (const auto* construct = dyn_cast<clang::CXXUnresolvedConstructExpr>(init);
+                 construct && construct->getNumArgs() == 1) {
+        argument = construct->getArg(0);
+      }
+      const clang::CXXRecordDecl* mutex = argument != nullptr && !argument->getType().isNull()
+                                              ? argument->getType()->getAsCXXRecordDecl()
+                                              : nullptr;
+      guards_mutex = mutex != nullptr && mutex->getQualifiedNameAsString() == "std::mutex";
+    }
+    if (guards_mutex) replace_whole(whole.getBeginLoc(), deduced.getTemplateNameLoc(), kLockGuard);
     return true;
   }
 
@@ -397,6 +439,45 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     return "::linfault::dpct::Atomic<" + argument.getAsString(policy) + ">";
   }
 
+  // std::lock_guard<std::mutex>: linfault::dpct::LockGuard records the line of its declaration,
+  // where std::lock_guard would make the lock's location one of <mutex>'s.
+  static bool is_mutex_lock_guard(const clang::Type* type) {
+    if (type == nullptr) return false;
+    const auto* record = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
+        type->getCanonicalTypeInternal()->getAsCXXRecordDecl());
+    if (record == nullptr ||
+        record->getSpecializedTemplate()->getQualifiedNameAsString() != "std::lock_guard") {
+      return false;
+    }
+    const clang::TemplateArgumentList& args = record->getTemplateArgs();
+    if (args.size() != 1 || args[0].getKind() != clang::TemplateArgument::Type) return false;
+    const clang::CXXRecordDecl* mutex = args[0].getAsType()->getAsCXXRecordDecl();
+    return mutex != nullptr && mutex->getQualifiedNameAsString() == "std::mutex";
+  }
+
+  // Replaces the source from `begin` to the end of the token at `last_token`, and nothing inside
+  // it afterwards (the template arguments of a replaced std::lock_guard<std::mutex>).
+  void replace_whole(clang::SourceLocation begin, clang::SourceLocation last_token,
+                     const std::string& replacement) {
+    if (begin.isMacroID() || last_token.isMacroID() || !owned(begin) || covered(begin)) return;
+    if (!done_.insert(begin.getRawEncoding()).second) return;
+    const clang::SourceLocation end =
+        clang::Lexer::getLocForEndOfToken(last_token, 0, sm_, context_.getLangOpts());
+    covered_.emplace_back(begin, end);
+    rewriter_.ReplaceText(clang::CharSourceRange::getCharRange(begin, end), replacement);
+    ++counts_[file_of(begin)].types;
+  }
+
+  bool covered(clang::SourceLocation loc) const {
+    for (const auto& [begin, end] : covered_) {
+      if (sm_.getFileID(begin) != sm_.getFileID(loc)) continue;
+      if (!sm_.isBeforeInTranslationUnit(loc, begin) && sm_.isBeforeInTranslationUnit(loc, end)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Replaces the source from `begin` to the end of the token at `name_token`.
   void replace_name(clang::SourceLocation begin, clang::SourceLocation name_token,
                     const std::string& replacement) {
@@ -408,7 +489,7 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
       }
       return;
     }
-    if (!owned(begin)) return;
+    if (!owned(begin) || covered(begin)) return;
     if (!done_.insert(name_token.getRawEncoding()).second) return;
     const clang::SourceLocation end =
         clang::Lexer::getLocForEndOfToken(name_token, 0, sm_, context_.getLangOpts());
@@ -472,6 +553,7 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   InstrumentResult& result_;
   std::map<std::string, Instrumented>& counts_;
   std::set<unsigned> done_;
+  std::vector<std::pair<clang::SourceLocation, clang::SourceLocation>> covered_;
   std::set<const void*> visited_;
   std::set<std::string> reported_;
 };

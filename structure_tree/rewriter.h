@@ -8,8 +8,9 @@
 //     new-expressions, CTAD), the std::atomic_int-style typedefs, std::atomic_flag, std::mutex,
 //     std::shared_mutex, std::recursive_mutex, std::condition_variable(_any) become
 //     ::linfault::dpct::Atomic<T>, AtomicFlag, Mutex, SharedMutex, RecursiveMutex,
-//     ConditionVariable. std::lock_guard, unique_lock, scoped_lock and shared_lock stay: they
-//     work with the instrumented mutexes.
+//     ConditionVariable. std::lock_guard<std::mutex> becomes ::linfault::dpct::LockGuard, which
+//     records the line of the guard's declaration; unique_lock, scoped_lock and shared_lock stay
+//     std types that lock the instrumented mutexes (their lock is then located in <mutex>).
 //   - operators on atomics (++, --, +=, -=, &=, |=, ^=, assignment, and the implicit load of a
 //     non-dependent expression) become calls of ::linfault::dpct::ops (dpct/instrumented.h),
 //     whose defaulted std::source_location captures the user's line: every access is a

@@ -70,6 +70,8 @@ class Stack {
   void push(T v) {
     Node* n = new Node{v};
     std::lock_guard<std::mutex> guard(lock_);
+    std::lock_guard deduced(lock_);
+    std::unique_lock<std::mutex> later(lock_, std::defer_lock);
     n->next.store(top_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     top_.store(n, std::memory_order_release);
   }
@@ -90,7 +92,11 @@ template class Stack<int>;
   EXPECT_THAT(out, HasSubstr("::linfault::dpct::SharedMutex shared_;"));
   EXPECT_THAT(out, HasSubstr("::linfault::dpct::RecursiveMutex recursive_;"));
   EXPECT_THAT(out, HasSubstr("::linfault::dpct::ConditionVariable ready_;"));
-  EXPECT_THAT(out, HasSubstr("std::lock_guard<::linfault::dpct::Mutex> guard(lock_);"));
+  // lock_guard<mutex> becomes linfault's guard, which records the line of the declaration; the
+  // other guards keep their std type and lock the instrumented mutex.
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::LockGuard guard(lock_);"));
+  EXPECT_THAT(out, HasSubstr("::linfault::dpct::LockGuard deduced(lock_);"));
+  EXPECT_THAT(out, HasSubstr("std::unique_lock<::linfault::dpct::Mutex> later(lock_, "));
   EXPECT_THAT(out, HasSubstr("using Counter = ::linfault::dpct::Atomic<long>;"));
   EXPECT_THAT(out, HasSubstr("::linfault::dpct::Atomic<int> small;"));
   // Member calls stay: the instrumented types have std::atomic's members.

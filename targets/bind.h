@@ -44,57 +44,13 @@
 #include "dpct/workload.h"
 #include "history/history.h"
 #include "history/value.h"
+#include "history/value_conversion.h"
 
 namespace linfault::targets {
 
 namespace bind_detail {
 
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_pair : std::false_type {};
-template <class A, class B>
-struct is_pair<std::pair<A, B>> : std::true_type {};
-template <class T>
-struct is_vector : std::false_type {};
-template <class T, class A>
-struct is_vector<std::vector<T, A>> : std::true_type {};
-
-template <class R>
-history::Value to_value(R&& result) {
-  using T = std::remove_cvref_t<R>;
-  if constexpr (std::is_same_v<T, history::Value>) {
-    return std::forward<R>(result);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return history::Value(result);
-  } else if constexpr (std::is_integral_v<T>) {
-    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
-      if (result > static_cast<T>(std::numeric_limits<std::int64_t>::max())) {
-        throw std::invalid_argument("result " + std::to_string(result) +
-                                    " does not fit a 64-bit signed integer");
-      }
-    }
-    return history::Value(static_cast<std::int64_t>(result));
-  } else if constexpr (std::is_convertible_v<T, std::string>) {
-    return history::Value(std::string(std::forward<R>(result)));
-  } else if constexpr (is_optional<T>::value) {
-    if (!result.has_value()) return history::Value();
-    return to_value(*std::forward<R>(result));
-  } else if constexpr (is_pair<T>::value) {
-    return history::Value(history::Value::List{to_value(result.first), to_value(result.second)});
-  } else if constexpr (is_vector<T>::value) {
-    history::Value::List list;
-    list.reserve(result.size());
-    for (const auto& element : result) list.push_back(to_value(element));
-    return history::Value(std::move(list));
-  } else {
-    static_assert(sizeof(T) == 0,
-                  "targets::Binding: unsupported result type (use void, bool, an integer, "
-                  "std::string, history::Value, or optional/pair/vector of those)");
-  }
-}
+using history::to_value;
 
 [[noreturn]] inline void argument_error(const std::string& method, std::size_t index,
                                         const std::string& problem) {
