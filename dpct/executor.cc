@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -109,17 +111,26 @@ class Executor::Impl final : public ExecutionContext {
   void lock(const void* mutex, bool& held, const SourceLocation& where) override;
   bool try_lock(const void* mutex, bool& held, const SourceLocation& where) override;
   void unlock(const void* mutex, bool& held, const SourceLocation& where) override;
+  void block_until(const Access& access, const std::function<bool()>& ready) override;
+  std::uint64_t enqueue_waiter(const void* address) override;
+  void await_notify(const Access& access, std::uint64_t ticket) override;
+  void notify(const void* address, bool all) override;
+  bool notified(std::uint64_t ticket) override;
+  void cancel_waiter(std::uint64_t ticket) override;
+  std::uint64_t logical_thread() const override;
 
  private:
-  enum class Status : std::uint8_t { kRunnable, kBlocked, kFinished };
+  // kBlocked: waits for a Mutex (woken by its unlock); kWaiting: enabled when *ready holds.
+  enum class Status : std::uint8_t { kRunnable, kBlocked, kWaiting, kFinished };
   struct Thread {
     const std::vector<history::Call>* calls = nullptr;
     std::size_t op = 0;           // the call in progress
     std::uint32_t op_points = 0;  // scheduling points it has passed
     bool invoked = false;         // its invocation event is recorded
     Status status = Status::kRunnable;
-    const void* waiting_for = nullptr;  // the mutex a blocked thread waits for
-    std::optional<Access> last;         // its most recent scheduling point
+    const void* waiting_for = nullptr;             // the mutex a blocked thread waits for
+    const std::function<bool()>* ready = nullptr;  // when a waiting thread may proceed
+    std::optional<Access> last;                    // its most recent scheduling point
   };
   // An execution context: a logical thread's fiber, or (the last slot) the caller's stack.
   struct Slot {
@@ -157,6 +168,25 @@ class Executor::Impl final : public ExecutionContext {
   void record_invoke(ThreadId t);
   void fail(RunOutcome outcome, std::string message);
   std::string thread_states() const;
+  bool may_proceed(const Thread& th) const;
+
+  // Wait on address: a waiter is woken by notify_all, or takes one notify_one offer made on its
+  // address while it waited (the earliest it can take, so that later waiters keep theirs).
+  struct Waiter {
+    const void* address = nullptr;
+    std::size_t first_offer = 0;  // offers before this one were made before it waited
+    bool woken = false;
+    bool active = true;  // still waiting (not woken and gone, not cancelled)
+  };
+  struct Offer {
+    const void* address = nullptr;
+    bool taken = false;
+  };
+  // The offer `ticket` may take, or nullopt.
+  std::optional<std::size_t> offer_for(std::uint64_t ticket) const;
+  bool wakeable(std::uint64_t ticket) const;
+  std::vector<Waiter> waiters_;
+  std::vector<Offer> offers_;
 
   ctx::protected_fixedsize_stack allocator_;
   std::vector<ctx::stack_context> stacks_;  // reused across executions
@@ -326,16 +356,19 @@ ThreadId Executor::Impl::decide(PointKind kind, ThreadId thread, const Access* a
   enabled_.clear();
   bool any_blocked = false;
   for (std::size_t t = 0; t < threads_.size(); ++t) {
-    if (threads_[t].status == Status::kRunnable) {
+    const Thread& th = threads_[t];
+    if (th.status == Status::kFinished) continue;
+    if (may_proceed(th)) {
       enabled_.push_back(static_cast<ThreadId>(t));
-    } else if (threads_[t].status == Status::kBlocked) {
+    } else {
       any_blocked = true;
     }
   }
   if (enabled_.empty()) {
     if (any_blocked) {
       fail(RunOutcome::kDeadlock,
-           "deadlock: every unfinished thread waits for a mutex (" + thread_states() + ")");
+           "deadlock: every unfinished thread waits for a mutex or a notify (" + thread_states() +
+               ")");
     }
     return kNoThread;
   }
@@ -360,7 +393,7 @@ ThreadId Executor::Impl::decide(PointKind kind, ThreadId thread, const Access* a
   ThreadId next = kNoThread;
   try {
     next = scheduler_->choose(point, enabled_);
-    if (next >= threads_.size() || threads_[next].status != Status::kRunnable) {
+    if (std::find(enabled_.begin(), enabled_.end(), next) == enabled_.end()) {
       throw std::logic_error("scheduler chose thread " + std::to_string(next) +
                              ", which is not enabled");
     }
@@ -418,6 +451,8 @@ void Executor::Impl::pass(const Access& access) {
     step.thread = self;
     step.op_index = th.op;
     step.kind = access.kind;
+    step.order = access.order;
+    step.failure_order = access.failure_order;
     step.file = base_name(access.where.file_name());
     step.line = access.where.line();
     run_->trace.push_back(std::move(step));
@@ -437,6 +472,8 @@ void Executor::Impl::sequential_point(const Access& access, bool may_throw) {
     step.phase = phase_;
     step.op_index = sequential_op_;
     step.kind = access.kind;
+    step.order = access.order;
+    step.failure_order = access.failure_order;
     step.file = base_name(access.where.file_name());
     step.line = access.where.line();
     run_->trace.push_back(std::move(step));
@@ -447,18 +484,22 @@ void Executor::Impl::sequential_point(const Access& access, bool may_throw) {
 // ExecutionContext.
 
 void Executor::Impl::before_access(const Access& access) {
+  // An unlock typically runs in a destructor (a lock guard's), where AbortRun must not escape:
+  // the thread unwinds at its next access instead.
+  const bool may_throw =
+      access.kind != AccessKind::kUnlock && access.kind != AccessKind::kUnlockShared;
   if (aborting_) {
     // Unwinding: destructors may still touch shared memory. Object code that swallowed the
     // unwinding exception gets it again.
-    if (std::uncaught_exceptions() == 0) throw AbortRun{};
+    if (std::uncaught_exceptions() == 0 && may_throw) throw AbortRun{};
     return;
   }
   if (phase_ != Phase::kConcurrent) {
-    sequential_point(access);
+    sequential_point(access, may_throw);
     return;
   }
-  arrive(access);
-  pass(access);
+  arrive(access, may_throw);
+  if (!aborting_) pass(access);
 }
 
 void Executor::Impl::after_access(const Access&, const std::string& read,
@@ -543,6 +584,100 @@ void Executor::Impl::unlock(const void* mutex, bool& held, const SourceLocation&
   }
 }
 
+bool Executor::Impl::may_proceed(const Thread& th) const {
+  switch (th.status) {
+    case Status::kRunnable:
+      return true;
+    case Status::kWaiting:
+      return (*th.ready)();
+    case Status::kBlocked:
+    case Status::kFinished:
+      break;
+  }
+  return false;
+}
+
+void Executor::Impl::block_until(const Access& access, const std::function<bool()>& ready) {
+  if (aborting_) {
+    if (std::uncaught_exceptions() == 0) throw AbortRun{};
+    return;
+  }
+  if (ready()) return;
+  if (phase_ != Phase::kConcurrent) {
+    fail(RunOutcome::kDeadlock, std::string(phase_name(phase_)) + " call " +
+                                    std::to_string(sequential_op_) + " waits forever at " +
+                                    location(access.where) + " (" + access_kind_name(access.kind) +
+                                    "): no other thread runs");
+    throw AbortRun{};
+  }
+  const ThreadId self = running_thread();
+  while (!ready()) {
+    Thread& th = threads_[self];
+    th.status = Status::kWaiting;
+    th.ready = &ready;
+    th.last = access;
+    ThreadId next = decide(PointKind::kBlocked, self, &access);
+    if (!aborting_) switch_to(next);
+    threads_[self].status = Status::kRunnable;
+    threads_[self].ready = nullptr;
+    if (aborting_) throw AbortRun{};
+  }
+}
+
+std::uint64_t Executor::Impl::enqueue_waiter(const void* address) {
+  waiters_.push_back(Waiter{address, offers_.size()});
+  return waiters_.size() - 1;
+}
+
+std::optional<std::size_t> Executor::Impl::offer_for(std::uint64_t ticket) const {
+  const Waiter& w = waiters_[ticket];
+  for (std::size_t k = w.first_offer; k < offers_.size(); ++k) {
+    if (!offers_[k].taken && offers_[k].address == w.address) return k;
+  }
+  return std::nullopt;
+}
+
+bool Executor::Impl::wakeable(std::uint64_t ticket) const {
+  const Waiter& w = waiters_[ticket];
+  return w.woken || (w.active && offer_for(ticket).has_value());
+}
+
+bool Executor::Impl::notified(std::uint64_t ticket) {
+  Waiter& w = waiters_[ticket];
+  if (!w.woken && w.active) {
+    if (const auto k = offer_for(ticket)) {
+      offers_[*k].taken = true;
+      w.woken = true;
+    }
+  }
+  if (w.woken) w.active = false;
+  return w.woken;
+}
+
+void Executor::Impl::cancel_waiter(std::uint64_t ticket) { waiters_[ticket].active = false; }
+
+void Executor::Impl::await_notify(const Access& access, std::uint64_t ticket) {
+  const std::function<bool()> ready = [this, ticket] { return wakeable(ticket); };
+  block_until(access, ready);
+  if (!aborting_) notified(ticket);
+  waiters_[ticket].active = false;
+}
+
+void Executor::Impl::notify(const void* address, bool all) {
+  if (aborting_) return;
+  bool anyone = false;
+  for (Waiter& w : waiters_) {
+    if (!w.active || w.woken || w.address != address) continue;
+    anyone = true;
+    if (all) w.woken = true;
+  }
+  if (anyone && !all) offers_.push_back(Offer{address});
+}
+
+std::uint64_t Executor::Impl::logical_thread() const {
+  return phase_ == Phase::kConcurrent ? running_thread() : std::numeric_limits<ThreadId>::max();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Recording.
 
@@ -572,6 +707,10 @@ std::string Executor::Impl::thread_states() const {
         break;
       case Status::kBlocked:
         out += " waits for the mutex at " + location(th.last->where);
+        break;
+      case Status::kWaiting:
+        out += std::string(" waits (") + access_kind_name(th.last->kind) + ") at " +
+               location(th.last->where);
         break;
       case Status::kRunnable:
         out += th.last ? " at " + location(th.last->where) + " (" +
@@ -612,6 +751,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   builder_.emplace(options.origin);
   threads_.clear();
   file_cache_.clear();
+  waiters_.clear();
+  offers_.clear();
   sequential_steps_ = 0;
   steps_ = 0;
   aborting_ = false;

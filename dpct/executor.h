@@ -18,13 +18,21 @@
 // consistent with what the threads observed, so no violation is lost and no point is wasted on
 // operation boundaries. An operation with no shared access is atomic.
 //
-// Outcomes: kOk; kDeadlock when every unfinished thread is blocked on a mutex (or a Ps/Pr call
-// waits for a mutex left locked); kLivelock when the run passes ExecutionOptions::max_steps
-// scheduling points (or a Ps/Pr call that many accesses) — a livelock or non-termination turned
-// into a report, never a hang, provided the object keeps making instrumented accesses; kCrash
-// when an operation throws (Run::message says which). A cut-short run's unfinished operations
-// stay pending in the History, and Pr is skipped. When the run is aborted, suspended threads are
-// unwound (their destructors run; their accesses no longer switch threads).
+// Blocking: a thread that waits for a lock (Mutex, SharedMutex, RecursiveMutex), for a notify
+// (ConditionVariable::wait, Atomic/AtomicFlag::wait: "wait on address", woken by notify_one or
+// notify_all on the same object) is disabled, not spinning, until it can proceed; its blocking is
+// a kBlocked scheduling point. notify_one offers its wake-up to every thread waiting at that
+// moment and the first of them to be scheduled takes it, so which waiter wakes is a schedule
+// choice. There are no spurious wake-ups.
+//
+// Outcomes: kOk; kDeadlock when every unfinished thread is blocked on a lock or a wait (or a Ps/Pr
+// call waits for a lock left locked or for a notify); kLivelock when the run passes
+// ExecutionOptions::max_steps scheduling points (or a Ps/Pr call that many accesses) — a livelock
+// or non-termination turned into a report, never a hang, provided the object keeps making
+// instrumented accesses; kCrash when an operation throws (Run::message says which). A cut-short
+// run's unfinished operations stay pending in the History, and Pr is skipped. When the run is
+// aborted, suspended threads are unwound (their destructors run; their accesses no longer switch
+// threads).
 //
 // Errors of the scheduler itself (ScheduleDivergence from a strict replay, a scheduler choosing
 // a thread that is not enabled) abort the run and are rethrown by execute().
@@ -39,6 +47,7 @@
 #ifndef LINFAULT_DPCT_EXECUTOR_H_
 #define LINFAULT_DPCT_EXECUTOR_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -77,6 +86,11 @@ struct TraceStep {
   ThreadId thread = 0;       // logical thread; 0 for Ps and Pr
   std::size_t op_index = 0;  // index of the call in its list (setup, threads[thread], reveal)
   AccessKind kind = AccessKind::kLoad;
+  // The memory order the access was called with (Access::order); controlled execution is
+  // sequentially consistent whatever it is. For a compare-exchange, `order` is the success order
+  // and `failure_order` the order of a failed one.
+  std::memory_order order = std::memory_order_seq_cst;
+  std::memory_order failure_order = std::memory_order_seq_cst;
   std::string file;  // base name
   std::uint32_t line = 0;
   std::string read;     // value read (loads, RMWs), as text; empty when not applicable

@@ -77,7 +77,8 @@ void PctScheduler::begin(const RunInfo& info) {
 
 namespace {
 bool is_write_like(AccessKind kind) {
-  return kind != AccessKind::kLoad && kind != AccessKind::kUnlock && kind != AccessKind::kYield;
+  return kind != AccessKind::kLoad && kind != AccessKind::kUnlock && kind != AccessKind::kYield &&
+         kind != AccessKind::kWait && kind != AccessKind::kUnlockShared;
 }
 }  // namespace
 

@@ -4,10 +4,11 @@
 // Scheduling points of the concurrent part (Pc) of a workload, in the order the executor asks:
 //   - kStart: every thread has run up to its first shared access (that local prelude has no
 //     visible effect) and waits there; the scheduler picks who goes first. `thread` is kNoThread.
-//   - kAccess: `thread` is about to perform `access` (a load, store, RMW, lock, unlock, try_lock
-//     or spin/yield hint). Returning another thread preempts it.
+//   - kAccess: `thread` is about to perform `access` (a load, store, RMW, lock, unlock, try_lock,
+//     wait, notify or spin/yield hint). Returning another thread preempts it.
 //   - kBlocked: `thread` tried to lock a mutex that is held and is now disabled until the holder
-//     unlocks it; `access` is that lock access.
+//     unlocks it, or waits (SharedMutex, RecursiveMutex, ConditionVariable::wait, Atomic::wait)
+//     and is disabled until it can proceed; `access` is that lock or wait access.
 //   - kFinished: `thread` has completed its last operation.
 // `enabled` lists the threads that may run (sorted by id, never empty): the thread at the point
 // is among them for kAccess only. The scheduler must return a member of `enabled`.

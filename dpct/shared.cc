@@ -1,5 +1,7 @@
 #include "dpct/shared.h"
 
+#include <exception>
+#include <stdexcept>
 #include <thread>
 
 namespace linfault::dpct {
@@ -26,8 +28,183 @@ const char* access_kind_name(AccessKind kind) {
       return "unlock";
     case AccessKind::kYield:
       return "yield";
+    case AccessKind::kFetchAnd:
+      return "fetch_and";
+    case AccessKind::kFetchOr:
+      return "fetch_or";
+    case AccessKind::kFetchXor:
+      return "fetch_xor";
+    case AccessKind::kWait:
+      return "wait";
+    case AccessKind::kNotifyOne:
+      return "notify_one";
+    case AccessKind::kNotifyAll:
+      return "notify_all";
+    case AccessKind::kLockShared:
+      return "lock_shared";
+    case AccessKind::kTryLockShared:
+      return "try_lock_shared";
+    case AccessKind::kUnlockShared:
+      return "unlock_shared";
   }
   return "?";
+}
+
+const char* memory_order_name(std::memory_order order) {
+  switch (order) {
+    case std::memory_order_relaxed:
+      return "relaxed";
+    case std::memory_order_consume:
+      return "consume";
+    case std::memory_order_acquire:
+      return "acquire";
+    case std::memory_order_release:
+      return "release";
+    case std::memory_order_acq_rel:
+      return "acq_rel";
+    case std::memory_order_seq_cst:
+      return "seq_cst";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// ExecutionContext defaults: a context with a single thread, where waiting would be forever.
+
+void ExecutionContext::block_until(const Access& access, const std::function<bool()>& ready) {
+  if (ready()) return;
+  throw std::logic_error(std::string(access_kind_name(access.kind)) + " at " +
+                         access.where.file_name() + ":" + std::to_string(access.where.line()) +
+                         " would block forever: no other thread can run");
+}
+
+std::uint64_t ExecutionContext::enqueue_waiter(const void* /*address*/) { return 0; }
+
+void ExecutionContext::await_notify(const Access& access, std::uint64_t /*ticket*/) {
+  block_until(access, [] { return false; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// SharedMutex.
+
+void SharedMutex::lock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.lock();
+    return;
+  }
+  const Access access{AccessKind::kLock, this, where};
+  c->before_access(access);
+  c->block_until(access, [this] { return !writer_ && readers_ == 0; });
+  writer_ = true;
+}
+
+bool SharedMutex::try_lock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) return native_.try_lock();
+  c->before_access({AccessKind::kTryLock, this, where});
+  const bool ok = !writer_ && readers_ == 0;
+  if (ok) writer_ = true;
+  detail::point_done(AccessKind::kTryLock, this, where, ok);
+  return ok;
+}
+
+void SharedMutex::unlock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.unlock();
+    return;
+  }
+  c->before_access({AccessKind::kUnlock, this, where});
+  if (!writer_ && std::uncaught_exceptions() == 0) {
+    throw std::logic_error("unlock at " + std::string(where.file_name()) + ":" +
+                           std::to_string(where.line()) +
+                           " of a shared mutex that is not locked exclusively");
+  }
+  writer_ = false;
+}
+
+void SharedMutex::lock_shared(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.lock_shared();
+    return;
+  }
+  const Access access{AccessKind::kLockShared, this, where};
+  c->before_access(access);
+  c->block_until(access, [this] { return !writer_; });
+  ++readers_;
+}
+
+bool SharedMutex::try_lock_shared(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) return native_.try_lock_shared();
+  c->before_access({AccessKind::kTryLockShared, this, where});
+  const bool ok = !writer_;
+  if (ok) ++readers_;
+  detail::point_done(AccessKind::kTryLockShared, this, where, ok);
+  return ok;
+}
+
+void SharedMutex::unlock_shared(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.unlock_shared();
+    return;
+  }
+  c->before_access({AccessKind::kUnlockShared, this, where});
+  if (readers_ == 0 && std::uncaught_exceptions() == 0) {
+    throw std::logic_error("unlock_shared at " + std::string(where.file_name()) + ":" +
+                           std::to_string(where.line()) +
+                           " of a shared mutex that is not locked shared");
+  }
+  if (readers_ > 0) --readers_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RecursiveMutex.
+
+void RecursiveMutex::lock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.lock();
+    return;
+  }
+  const Access access{AccessKind::kLock, this, where};
+  c->before_access(access);
+  const std::uint64_t self = c->logical_thread() + 1;
+  c->block_until(access, [this, self] { return depth_ == 0 || owner_ == self; });
+  owner_ = self;
+  ++depth_;
+}
+
+bool RecursiveMutex::try_lock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) return native_.try_lock();
+  c->before_access({AccessKind::kTryLock, this, where});
+  const std::uint64_t self = c->logical_thread() + 1;
+  const bool ok = depth_ == 0 || owner_ == self;
+  if (ok) {
+    owner_ = self;
+    ++depth_;
+  }
+  detail::point_done(AccessKind::kTryLock, this, where, ok);
+  return ok;
+}
+
+void RecursiveMutex::unlock(SourceLocation where) {
+  ExecutionContext* c = detail::current_context;
+  if (c == nullptr) {
+    native_.unlock();
+    return;
+  }
+  c->before_access({AccessKind::kUnlock, this, where});
+  if ((depth_ == 0 || owner_ != c->logical_thread() + 1) && std::uncaught_exceptions() == 0) {
+    throw std::logic_error("unlock at " + std::string(where.file_name()) + ":" +
+                           std::to_string(where.line()) +
+                           " of a recursive mutex the thread does not hold");
+  }
+  if (depth_ > 0 && --depth_ == 0) owner_ = 0;
 }
 
 void spin_hint(SourceLocation where) {

@@ -1,42 +1,80 @@
 // Instrumented shared memory: the API concurrent objects under test are written against.
 //
-// Every access to a dpct::Atomic, dpct::Var or dpct::Mutex is a *scheduling point* that carries
-// the caller's source location. The same object source runs in two modes, chosen at run time per
-// OS thread:
-//   - native: no execution context is installed on the calling thread; each access is a plain
-//     std::atomic operation (Var is a relaxed atomic so that racy-by-design objects stay free of
-//     undefined behaviour) and Mutex is a std::mutex. Real threads, real speed.
+// Every access to a dpct::Atomic, dpct::AtomicFlag, dpct::Var, a lock or a condition variable is
+// a *scheduling point* that carries the caller's source location. The same object source runs in
+// two modes, chosen at run time per OS thread:
+//   - native: no execution context is installed on the calling thread; each access is the plain
+//     std::atomic operation with the memory order the caller gave (Var is a relaxed atomic so
+//     that racy-by-design objects stay free of undefined behaviour), the locks are std::mutex,
+//     std::shared_mutex and std::recursive_mutex, the condition variable is
+//     std::condition_variable_any and Atomic::wait is std::atomic::wait. Real threads, real speed.
 //   - controlled: the dpct executor (dpct/executor.h) installs an ExecutionContext on the thread
 //     running a logical thread; before each access the context may switch to another logical
 //     thread, so a scheduler decides the interleaving. Exactly one logical thread runs at a
-//     time, so accesses then execute under sequential consistency.
+//     time, so controlled execution is SEQUENTIALLY CONSISTENT: memory orders are recorded in
+//     the trace (Access::order), not simulated. A bug that needs a weaker order to show (a
+//     relaxed store seen late) is not found in controlled mode.
 //
-// Writing an object (see docs/adding-a-target.md):
+// Drop-in use: Atomic and AtomicFlag have the whole interface of std::atomic<T> and
+// std::atomic_flag (C++20), the locks meet Lockable / SharedLockable so std::lock_guard,
+// std::unique_lock, std::scoped_lock and std::shared_lock work with them, and ConditionVariable
+// is condition_variable_any-like. So an object written for std can switch with aliases:
 //
-//   struct Node { int value; dpct::Atomic<Node*> next{nullptr}; };
-//   class Stack {
-//     dpct::Atomic<Node*> top_{nullptr};
-//    public:
-//     void push(int v) {
-//       Node* n = new Node{v};
-//       Node* old = top_.load();
-//       do { n->next.store(old); } while (!top_.compare_exchange_strong(old, n));
-//     }
-//   };
+//   template <class T> using atomic = linfault::dpct::Atomic<T>;
+//   using mutex = linfault::dpct::Mutex;
 //
-// Source locations are captured by default arguments, so objects never pass them explicitly.
-// The structure-tree extractor (structure_tree/) recognizes exactly the member calls declared
-// here as shared-memory instructions; keep that list and this header in step.
+//   struct Node { int value; atomic<Node*> next{nullptr}; };
+//   atomic<Node*> top{nullptr};
+//   void push(Node* n) {
+//     Node* old = top.load(std::memory_order_relaxed);
+//     do { n->next.store(old, std::memory_order_relaxed); }
+//     while (!top.compare_exchange_weak(old, n, std::memory_order_release,
+//                                       std::memory_order_relaxed));
+//   }
 //
-// Thread-safety: Atomic and Mutex are safe to use from several threads in both modes. Var is
-// meant for fields written under a lock or racy by design; in native mode it is a relaxed atomic.
+// Source locations are captured by a trailing `SourceLocation where = SourceLocation::current()`
+// default argument after the std parameters, so objects never pass them explicitly. Limitations:
+//   - An operator (`x = v`, `T v = x`, `++x`, `x += d`, ...) cannot take a default argument: it
+//     is still a scheduling point with the right access kind and order, but its location is the
+//     member call inside the operator, in this header. A source rewriter that turns operator uses
+//     into member calls restores the caller's line.
+//   - A lock taken through std::lock_guard & co. records the line in the standard header that
+//     calls lock()/unlock(); dpct::LockGuard records the caller's line.
+//
+// Controlled-mode semantics of the blocking members (see dpct/executor.h):
+//   - A thread that cannot take a lock is disabled until it can; if every unfinished thread is
+//     disabled the executor reports a deadlock.
+//   - compare_exchange_weak never fails spuriously: it behaves like compare_exchange_strong.
+//   - Atomic::wait(old) and AtomicFlag::wait(old) return at once when the value differs from
+//     `old`; otherwise the thread is disabled until a notify_one/notify_all on the same object
+//     wakes it, and then re-checks the value (waiting again while it still equals `old`). A store
+//     without a notify wakes nobody, as with std (a missing notify is a deadlock). There are no
+//     spurious wake-ups.
+//   - ConditionVariable::wait releases the lock, is disabled until notified, and re-locks. No
+//     spurious wake-ups. notify_one wakes ONE of the threads waiting at the time of the call, and
+//     which one is a schedule choice: every such waiter is enabled until one of them runs.
+//     wait_for/wait_until never block: the timeout may expire at any scheduling point, so
+//     whether the waiter times out or is notified first is a schedule choice.
+//
+// The structure-tree extractor (structure_tree/) recognizes exactly the members declared here
+// as shared-memory instructions; keep that list and this header in step.
+//
+// Thread-safety: Atomic, AtomicFlag, the locks and ConditionVariable are safe to use from several
+// threads in both modes. Var is meant for fields written under a lock or racy by design; in
+// native mode it is a relaxed atomic.
 
 #ifndef LINFAULT_DPCT_SHARED_H_
 #define LINFAULT_DPCT_SHARED_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <source_location>
 #include <string>
 #include <type_traits>
@@ -56,14 +94,36 @@ enum class AccessKind : std::uint8_t {
   kTryLock,
   kUnlock,
   kYield,  // a spin/yield hint: the thread waits for others to make progress
+  kFetchAnd,
+  kFetchOr,
+  kFetchXor,
+  kWait,  // Atomic/AtomicFlag::wait, ConditionVariable::wait*
+  kNotifyOne,
+  kNotifyAll,
+  kLockShared,
+  kTryLockShared,
+  kUnlockShared,
 };
 const char* access_kind_name(AccessKind kind);
+// "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst".
+const char* memory_order_name(std::memory_order order);
+
+// The failure order std gives a compare-exchange called with the single order `success`.
+constexpr std::memory_order failure_order_of(std::memory_order success) {
+  if (success == std::memory_order_acq_rel) return std::memory_order_acquire;
+  if (success == std::memory_order_release) return std::memory_order_relaxed;
+  return success;
+}
 
 // One instrumented access as the executor sees it.
 struct Access {
   AccessKind kind;
-  const void* address;  // the shared variable or mutex; nullptr for kYield
+  const void* address;  // the shared variable, lock or condition; nullptr for kYield
   SourceLocation where;
+  // The memory order the caller gave (seq_cst for locks, Var and members without one); for a
+  // compare-exchange, the success order, and `failure_order` the order of a failed one.
+  std::memory_order order = std::memory_order_seq_cst;
+  std::memory_order failure_order = std::memory_order_seq_cst;
 };
 
 // Implemented by the controlled executor. Installed per OS thread while a logical thread runs.
@@ -81,6 +141,28 @@ class ExecutionContext {
   virtual void lock(const void* mutex, bool& held, const SourceLocation& where) = 0;
   virtual bool try_lock(const void* mutex, bool& held, const SourceLocation& where) = 0;
   virtual void unlock(const void* mutex, bool& held, const SourceLocation& where) = 0;
+
+  // Blocking primitives for the other lock and wait types. `access` is the point the thread
+  // blocks at; it has passed before_access already. Contexts without other threads (this
+  // default) return when nothing would block and throw std::logic_error otherwise.
+  //
+  // Disables the current logical thread until `ready()` is true. The executor evaluates `ready`
+  // (which must only read controlled-mode state) at every scheduling decision.
+  virtual void block_until(const Access& access, const std::function<bool()>& ready);
+  // Wait on address: registers the current logical thread as a waiter on `address` and returns
+  // its ticket. Registering is separate from blocking so that a condition variable can register
+  // before it releases its lock (no lost wake-up).
+  virtual std::uint64_t enqueue_waiter(const void* address);
+  // Disables the current logical thread until `ticket` is woken by notify().
+  virtual void await_notify(const Access& access, std::uint64_t ticket);
+  // Wakes every waiter on `address` (all) or one of them, chosen by the schedule.
+  virtual void notify(const void* /*address*/, bool /*all*/) {}
+  // True once `ticket` was woken (for timed waits, which never block).
+  virtual bool notified(std::uint64_t /*ticket*/) { return false; }
+  // Leaves the wait queue without having been woken (a timed wait that timed out).
+  virtual void cancel_waiter(std::uint64_t /*ticket*/) {}
+  // An id of the running logical thread, unique within an execution (recursive locks).
+  virtual std::uint64_t logical_thread() const { return 0; }
 };
 
 namespace detail {
@@ -100,6 +182,20 @@ std::string render(const T& v) {
     return "?";
   }
 }
+
+// A scheduling point in controlled mode; nothing natively.
+inline void point(AccessKind kind, const void* address, const SourceLocation& where,
+                  std::memory_order order = std::memory_order_seq_cst) {
+  if (ExecutionContext* c = current_context) c->before_access({kind, address, where, order});
+}
+
+// Records the outcome of a lock-like access (try_lock's success) in controlled mode.
+inline void point_done(AccessKind kind, const void* address, const SourceLocation& where,
+                       bool success) {
+  if (ExecutionContext* c = current_context; c && c->want_values()) {
+    c->after_access({kind, address, where}, "", "", success);
+  }
+}
 }  // namespace detail
 
 // Installs `context` on the calling OS thread for the lifetime of the guard.
@@ -116,63 +212,224 @@ class ScopedContext {
   ExecutionContext* saved_;
 };
 
-// A shared atomic variable. T must be trivially copyable (pointers, integers, small structs).
+// A shared atomic variable with the interface of std::atomic<T> (C++20). T must be trivially
+// copyable (pointers, integers, floating point, small structs). Arithmetic members exist for
+// integers (fetch_add/sub/and/or/xor), floating point (fetch_add/sub) and object pointers
+// (fetch_add/sub by std::ptrdiff_t), as for std::atomic. Every member is a scheduling point.
 template <class T>
 class Atomic {
   static_assert(std::is_trivially_copyable_v<T>);
+  static constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  static constexpr bool kFloating = std::is_floating_point_v<T>;
+  static constexpr bool kPointer =
+      std::is_pointer_v<T> && std::is_object_v<std::remove_pointer_t<T>>;
+  static constexpr bool kArithmetic = kIntegral || kFloating || kPointer;
+  static constexpr std::memory_order kSeqCst = std::memory_order_seq_cst;
 
  public:
-  Atomic() : value_(T{}) {}
-  explicit Atomic(T initial) : value_(initial) {}
+  using value_type = T;
+  // std::atomic has it for integers, floating point and pointers only; here it always exists.
+  using difference_type = std::conditional_t<std::is_pointer_v<T>, std::ptrdiff_t, T>;
+
+  static constexpr bool is_always_lock_free = std::atomic<T>::is_always_lock_free;
+
+  constexpr Atomic() noexcept(std::is_nothrow_default_constructible_v<T>) : value_(T{}) {}
+  // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point.
+  constexpr Atomic(T initial) noexcept : value_(initial) {}  // NOLINT(google-explicit-constructor)
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
 
-  T load(SourceLocation where = SourceLocation::current()) const {
-    point(AccessKind::kLoad, where);
-    T v = value_.load();
+  bool is_lock_free() const noexcept { return value_.is_lock_free(); }
+
+  T load(std::memory_order order = kSeqCst,
+         SourceLocation where = SourceLocation::current()) const {
+    before(AccessKind::kLoad, where, order);
+    T v = value_.load(order);
     after(AccessKind::kLoad, where, v, v, true);
     return v;
   }
-  void store(T desired, SourceLocation where = SourceLocation::current()) {
-    point(AccessKind::kStore, where);
-    T old = value_.exchange(desired);
-    after(AccessKind::kStore, where, old, desired, true);
+  T load(SourceLocation where) const { return load(kSeqCst, where); }
+
+  void store(T desired, std::memory_order order = kSeqCst,
+             SourceLocation where = SourceLocation::current()) {
+    before(AccessKind::kStore, where, order);
+    if (wants_values()) {
+      T old = value_.exchange(desired, order);
+      after(AccessKind::kStore, where, old, desired, true);
+    } else {
+      value_.store(desired, order);
+    }
   }
-  T exchange(T desired, SourceLocation where = SourceLocation::current()) {
-    point(AccessKind::kExchange, where);
-    T old = value_.exchange(desired);
+  void store(T desired, SourceLocation where) { store(desired, kSeqCst, where); }
+
+  T exchange(T desired, std::memory_order order = kSeqCst,
+             SourceLocation where = SourceLocation::current()) {
+    before(AccessKind::kExchange, where, order);
+    T old = value_.exchange(desired, order);
     after(AccessKind::kExchange, where, old, desired, true);
     return old;
   }
-  // Strong CAS: fails only when the value differs from `expected` (which then receives it).
+  T exchange(T desired, SourceLocation where) { return exchange(desired, kSeqCst, where); }
+
+  // Never fails spuriously (see the header comment): the same as compare_exchange_strong.
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order success,
+                             std::memory_order failure,
+                             SourceLocation where = SourceLocation::current()) {
+    return cas(expected, desired, success, failure, where);
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order order = kSeqCst,
+                             SourceLocation where = SourceLocation::current()) {
+    return cas(expected, desired, order, failure_order_of(order), where);
+  }
+  // Fails only when the value differs from `expected`, which then receives it.
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                               std::memory_order failure,
+                               SourceLocation where = SourceLocation::current()) {
+    return cas(expected, desired, success, failure, where);
+  }
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order order = kSeqCst,
+                               SourceLocation where = SourceLocation::current()) {
+    return cas(expected, desired, order, failure_order_of(order), where);
+  }
+  // linfault's original spelling of compare_exchange_strong.
   bool compare_exchange(T& expected, T desired, SourceLocation where = SourceLocation::current()) {
-    point(AccessKind::kCompareExchange, where);
-    const T wanted = expected;
-    bool ok = value_.compare_exchange_strong(expected, desired);
-    after(AccessKind::kCompareExchange, where, ok ? wanted : expected, ok ? desired : expected, ok);
-    return ok;
+    return cas(expected, desired, kSeqCst, kSeqCst, where);
   }
-  T fetch_add(T delta,
-              SourceLocation where = SourceLocation::current()) requires std::is_integral_v<T> {
-    point(AccessKind::kFetchAdd, where);
-    T old = value_.fetch_add(delta);
-    after(AccessKind::kFetchAdd, where, old, static_cast<T>(old + delta), true);
+
+  T fetch_add(difference_type delta, std::memory_order order = kSeqCst,
+              SourceLocation where = SourceLocation::current()) requires kArithmetic {
+    before(AccessKind::kFetchAdd, where, order);
+    T old = value_.fetch_add(delta, order);
+    after(AccessKind::kFetchAdd, where, old, plus(old, delta), true);
     return old;
   }
-  T fetch_sub(T delta,
-              SourceLocation where = SourceLocation::current()) requires std::is_integral_v<T> {
-    point(AccessKind::kFetchSub, where);
-    T old = value_.fetch_sub(delta);
-    after(AccessKind::kFetchSub, where, old, static_cast<T>(old - delta), true);
+  T fetch_add(difference_type delta, SourceLocation where) requires kArithmetic {
+    return fetch_add(delta, kSeqCst, where);
+  }
+  T fetch_sub(difference_type delta, std::memory_order order = kSeqCst,
+              SourceLocation where = SourceLocation::current()) requires kArithmetic {
+    before(AccessKind::kFetchSub, where, order);
+    T old = value_.fetch_sub(delta, order);
+    after(AccessKind::kFetchSub, where, old, minus(old, delta), true);
     return old;
   }
+  T fetch_sub(difference_type delta, SourceLocation where) requires kArithmetic {
+    return fetch_sub(delta, kSeqCst, where);
+  }
+  T fetch_and(T mask, std::memory_order order = kSeqCst,
+              SourceLocation where = SourceLocation::current()) requires kIntegral {
+    before(AccessKind::kFetchAnd, where, order);
+    T old = value_.fetch_and(mask, order);
+    after(AccessKind::kFetchAnd, where, old, static_cast<T>(old & mask), true);
+    return old;
+  }
+  T fetch_or(T mask, std::memory_order order = kSeqCst,
+             SourceLocation where = SourceLocation::current()) requires kIntegral {
+    before(AccessKind::kFetchOr, where, order);
+    T old = value_.fetch_or(mask, order);
+    after(AccessKind::kFetchOr, where, old, static_cast<T>(old | mask), true);
+    return old;
+  }
+  T fetch_xor(T mask, std::memory_order order = kSeqCst,
+              SourceLocation where = SourceLocation::current()) requires kIntegral {
+    before(AccessKind::kFetchXor, where, order);
+    T old = value_.fetch_xor(mask, order);
+    after(AccessKind::kFetchXor, where, old, static_cast<T>(old ^ mask), true);
+    return old;
+  }
+
+  // Blocks while the value equals `old` (compared as bytes, like std). Controlled mode: see the
+  // header comment; natively std::atomic::wait.
+  void wait(T old, std::memory_order order = kSeqCst,
+            SourceLocation where = SourceLocation::current()) const {
+    ExecutionContext* c = detail::current_context;
+    if (c == nullptr) {
+      value_.wait(old, order);
+      return;
+    }
+    const Access access{AccessKind::kWait, this, where, order};
+    c->before_access(access);
+    T now = value_.load(order);
+    while (same_bytes(now, old)) {
+      c->await_notify(access, c->enqueue_waiter(this));
+      now = value_.load(order);
+    }
+    after(AccessKind::kWait, where, now, now, true);
+  }
+  void notify_one(SourceLocation where = SourceLocation::current()) {
+    notify(AccessKind::kNotifyOne, where);
+  }
+  void notify_all(SourceLocation where = SourceLocation::current()) {
+    notify(AccessKind::kNotifyAll, where);
+  }
+
+  // Operators: scheduling points whose location is the member call inside them (see above).
+  T operator=(T desired) {  // NOLINT(misc-unconventional-assign-operator): std's signature
+    store(desired);
+    return desired;
+  }
+  operator T() const { return load(); }  // NOLINT(google-explicit-constructor)
+  T operator++() requires kArithmetic { return plus(fetch_add(1), 1); }
+  T operator++(int) requires kArithmetic { return fetch_add(1); }
+  T operator--() requires kArithmetic { return minus(fetch_sub(1), 1); }
+  T operator--(int) requires kArithmetic { return fetch_sub(1); }
+  T operator+=(difference_type delta) requires kArithmetic { return plus(fetch_add(delta), delta); }
+  T operator-=(difference_type delta) requires kArithmetic {
+    return minus(fetch_sub(delta), delta);
+  }
+  T operator&=(T mask) requires kIntegral { return static_cast<T>(fetch_and(mask) & mask); }
+  T operator|=(T mask) requires kIntegral { return static_cast<T>(fetch_or(mask) | mask); }
+  T operator^=(T mask) requires kIntegral { return static_cast<T>(fetch_xor(mask) ^ mask); }
 
   // Not a scheduling point: for construction and single-threaded inspection (tests, setup).
   T unsafe_peek() const { return value_.load(std::memory_order_relaxed); }
 
  private:
-  void point(AccessKind kind, const SourceLocation& where) const {
-    if (ExecutionContext* c = detail::current_context) c->before_access({kind, this, where});
+  // old + delta and old - delta as the atomic computes them (integers wrap around).
+  static T plus(T old, difference_type delta) {
+    if constexpr (kIntegral) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(old) + static_cast<U>(delta));
+    } else {
+      return old + delta;
+    }
+  }
+  static T minus(T old, difference_type delta) {
+    if constexpr (kIntegral) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(old) - static_cast<U>(delta));
+    } else {
+      return old - delta;
+    }
+  }
+  static bool same_bytes(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+
+  bool cas(T& expected, T desired, std::memory_order success, std::memory_order failure,
+           const SourceLocation& where) {
+    if (ExecutionContext* c = detail::current_context) {
+      c->before_access({AccessKind::kCompareExchange, this, where, success, failure});
+    }
+    const T wanted = expected;
+    bool ok = value_.compare_exchange_strong(expected, desired, success, failure);
+    after(AccessKind::kCompareExchange, where, ok ? wanted : expected, ok ? desired : expected, ok);
+    return ok;
+  }
+  void notify(AccessKind kind, const SourceLocation& where) {
+    if (ExecutionContext* c = detail::current_context) {
+      c->before_access({kind, this, where});
+      c->notify(this, kind == AccessKind::kNotifyAll);
+    } else if (kind == AccessKind::kNotifyAll) {
+      value_.notify_all();
+    } else {
+      value_.notify_one();
+    }
+  }
+  void before(AccessKind kind, const SourceLocation& where, std::memory_order order) const {
+    if (ExecutionContext* c = detail::current_context) c->before_access({kind, this, where, order});
+  }
+  static bool wants_values() {
+    ExecutionContext* c = detail::current_context;
+    return c != nullptr && c->want_values();
   }
   void after(AccessKind kind, const SourceLocation& where, const T& read, const T& written,
              bool success) const {
@@ -182,6 +439,79 @@ class Atomic {
   }
 
   std::atomic<T> value_;
+};
+
+// A shared flag with the interface of std::atomic_flag (C++20). Every member is a scheduling
+// point: test_and_set is an exchange, clear a store, test a load.
+class AtomicFlag {
+ public:
+  constexpr AtomicFlag() noexcept = default;
+  // For `AtomicFlag f = ATOMIC_FLAG_INIT;` (libstdc++ spells it `{ 0 }`): a clear flag.
+  constexpr AtomicFlag(int clear) noexcept {  // NOLINT(google-explicit-constructor)
+    (void)clear;
+  }
+  AtomicFlag(const AtomicFlag&) = delete;
+  AtomicFlag& operator=(const AtomicFlag&) = delete;
+
+  bool test(std::memory_order order = std::memory_order_seq_cst,
+            SourceLocation where = SourceLocation::current()) const {
+    detail::point(AccessKind::kLoad, this, where, order);
+    const bool v = flag_.test(order);
+    after(AccessKind::kLoad, where, v, v);
+    return v;
+  }
+  bool test_and_set(std::memory_order order = std::memory_order_seq_cst,
+                    SourceLocation where = SourceLocation::current()) {
+    detail::point(AccessKind::kExchange, this, where, order);
+    const bool old = flag_.test_and_set(order);
+    after(AccessKind::kExchange, where, old, true);
+    return old;
+  }
+  void clear(std::memory_order order = std::memory_order_seq_cst,
+             SourceLocation where = SourceLocation::current()) {
+    detail::point(AccessKind::kStore, this, where, order);
+    const bool old = flag_.test(std::memory_order_relaxed);
+    flag_.clear(order);
+    after(AccessKind::kStore, where, old, false);
+  }
+  // Blocks while the flag equals `old` (see the header comment for controlled mode).
+  void wait(bool old, std::memory_order order = std::memory_order_seq_cst,
+            SourceLocation where = SourceLocation::current()) const {
+    ExecutionContext* c = detail::current_context;
+    if (c == nullptr) {
+      flag_.wait(old, order);
+      return;
+    }
+    const Access access{AccessKind::kWait, this, where, order};
+    c->before_access(access);
+    while (flag_.test(order) == old) c->await_notify(access, c->enqueue_waiter(this));
+    after(AccessKind::kWait, where, !old, !old);
+  }
+  void notify_one(SourceLocation where = SourceLocation::current()) {
+    if (ExecutionContext* c = detail::current_context) {
+      c->before_access({AccessKind::kNotifyOne, this, where});
+      c->notify(this, false);
+    } else {
+      flag_.notify_one();
+    }
+  }
+  void notify_all(SourceLocation where = SourceLocation::current()) {
+    if (ExecutionContext* c = detail::current_context) {
+      c->before_access({AccessKind::kNotifyAll, this, where});
+      c->notify(this, true);
+    } else {
+      flag_.notify_all();
+    }
+  }
+
+ private:
+  void after(AccessKind kind, const SourceLocation& where, bool read, bool written) const {
+    if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
+      c->after_access({kind, this, where}, detail::render(read), detail::render(written), true);
+    }
+  }
+
+  std::atomic_flag flag_;
 };
 
 // A plain shared variable: a field that is written under a lock, or read racily by design (the
@@ -220,8 +550,9 @@ class Var {
   std::atomic<T> value_;
 };
 
-// A mutex. In controlled mode, a thread blocked on it is disabled until the holder unlocks; if
-// every thread is blocked the executor reports a deadlock.
+// A mutex (Lockable: std::lock_guard, std::unique_lock, std::scoped_lock work with it). In
+// controlled mode, a thread blocked on it is disabled until the holder unlocks; if every thread
+// is blocked the executor reports a deadlock.
 class Mutex {
  public:
   Mutex() = default;
@@ -252,6 +583,48 @@ class Mutex {
   bool held_ = false;  // controlled mode only; one logical thread runs at a time
 };
 
+// A readers-writer lock with std::shared_mutex's interface (SharedLockable: std::shared_lock
+// works with it). In controlled mode a writer waits until no thread holds the lock and a reader
+// until no writer holds it; a blocked thread is disabled until it can proceed. Waiting writers
+// do not hold readers back (no writer preference), which std leaves unspecified.
+class SharedMutex {
+ public:
+  SharedMutex() = default;
+  SharedMutex(const SharedMutex&) = delete;
+  SharedMutex& operator=(const SharedMutex&) = delete;
+
+  void lock(SourceLocation where = SourceLocation::current());
+  bool try_lock(SourceLocation where = SourceLocation::current());
+  void unlock(SourceLocation where = SourceLocation::current());
+  void lock_shared(SourceLocation where = SourceLocation::current());
+  bool try_lock_shared(SourceLocation where = SourceLocation::current());
+  void unlock_shared(SourceLocation where = SourceLocation::current());
+
+ private:
+  std::shared_mutex native_;
+  bool writer_ = false;        // controlled mode only
+  std::uint32_t readers_ = 0;  // controlled mode only
+};
+
+// A mutex its holder may lock again (std::recursive_mutex's interface); each lock needs its
+// unlock. Every call is a scheduling point; in controlled mode a thread waiting for another
+// holder is disabled until the lock is free.
+class RecursiveMutex {
+ public:
+  RecursiveMutex() = default;
+  RecursiveMutex(const RecursiveMutex&) = delete;
+  RecursiveMutex& operator=(const RecursiveMutex&) = delete;
+
+  void lock(SourceLocation where = SourceLocation::current());
+  bool try_lock(SourceLocation where = SourceLocation::current());
+  void unlock(SourceLocation where = SourceLocation::current());
+
+ private:
+  std::recursive_mutex native_;
+  std::uint64_t owner_ = 0;  // controlled mode only: logical_thread() + 1 of the holder
+  std::uint32_t depth_ = 0;  // controlled mode only
+};
+
 // RAII lock that records the caller's line (std::lock_guard would record <mutex>'s).
 class LockGuard {
  public:
@@ -266,6 +639,99 @@ class LockGuard {
  private:
   Mutex& mutex_;
   SourceLocation where_;
+};
+
+// A condition variable for any BasicLockable lock (std::condition_variable_any's interface:
+// std::unique_lock<dpct::Mutex> is the usual one). Controlled-mode semantics are in the header
+// comment: no spurious wake-ups, notify_one's choice of waiter and timeouts are schedule choices.
+// wait/notify are scheduling points (kind kWait, kNotifyOne, kNotifyAll), and so are the
+// unlock and re-lock inside a wait.
+class ConditionVariable {
+ public:
+  ConditionVariable() = default;
+  ConditionVariable(const ConditionVariable&) = delete;
+  ConditionVariable& operator=(const ConditionVariable&) = delete;
+
+  void notify_one(SourceLocation where = SourceLocation::current()) {
+    notify(AccessKind::kNotifyOne, where);
+  }
+  void notify_all(SourceLocation where = SourceLocation::current()) {
+    notify(AccessKind::kNotifyAll, where);
+  }
+
+  template <class Lock>
+  void wait(Lock& lock, SourceLocation where = SourceLocation::current()) {
+    ExecutionContext* c = detail::current_context;
+    if (c == nullptr) {
+      native_.wait(lock);
+      return;
+    }
+    const Access access{AccessKind::kWait, this, where};
+    c->before_access(access);
+    const std::uint64_t ticket = c->enqueue_waiter(this);
+    lock.unlock();
+    c->await_notify(access, ticket);
+    lock.lock();
+  }
+  template <class Lock, class Predicate>
+  void wait(Lock& lock, Predicate stop_waiting, SourceLocation where = SourceLocation::current()) {
+    while (!stop_waiting()) wait(lock, where);
+  }
+
+  template <class Lock, class Clock, class Duration>
+  std::cv_status wait_until(Lock& lock, const std::chrono::time_point<Clock, Duration>& deadline,
+                            SourceLocation where = SourceLocation::current()) {
+    if (detail::current_context == nullptr) return native_.wait_until(lock, deadline);
+    return timed_wait(lock, where);
+  }
+  template <class Lock, class Clock, class Duration, class Predicate>
+  bool wait_until(Lock& lock, const std::chrono::time_point<Clock, Duration>& deadline,
+                  Predicate stop_waiting, SourceLocation where = SourceLocation::current()) {
+    while (!stop_waiting()) {
+      if (wait_until(lock, deadline, where) == std::cv_status::timeout) return stop_waiting();
+    }
+    return true;
+  }
+  template <class Lock, class Rep, class Period>
+  std::cv_status wait_for(Lock& lock, const std::chrono::duration<Rep, Period>& timeout,
+                          SourceLocation where = SourceLocation::current()) {
+    if (detail::current_context == nullptr) return native_.wait_for(lock, timeout);
+    return timed_wait(lock, where);
+  }
+  template <class Lock, class Rep, class Period, class Predicate>
+  bool wait_for(Lock& lock, const std::chrono::duration<Rep, Period>& timeout,
+                Predicate stop_waiting, SourceLocation where = SourceLocation::current()) {
+    return wait_until(lock, std::chrono::steady_clock::now() + timeout, std::move(stop_waiting),
+                      where);
+  }
+
+ private:
+  // Controlled mode: the waiter stays enabled (the timeout may expire at any point); it returns
+  // no_timeout when a notify woke it before it was scheduled again.
+  template <class Lock>
+  std::cv_status timed_wait(Lock& lock, const SourceLocation& where) {
+    ExecutionContext& c = *detail::current_context;
+    c.before_access({AccessKind::kWait, this, where});
+    const std::uint64_t ticket = c.enqueue_waiter(this);
+    lock.unlock();
+    c.before_access({AccessKind::kYield, nullptr, where});
+    const bool woken = c.notified(ticket);
+    if (!woken) c.cancel_waiter(ticket);
+    lock.lock();
+    return woken ? std::cv_status::no_timeout : std::cv_status::timeout;
+  }
+  void notify(AccessKind kind, const SourceLocation& where) {
+    if (ExecutionContext* c = detail::current_context) {
+      c->before_access({kind, this, where});
+      c->notify(this, kind == AccessKind::kNotifyAll);
+    } else if (kind == AccessKind::kNotifyAll) {
+      native_.notify_all();
+    } else {
+      native_.notify_one();
+    }
+  }
+
+  std::condition_variable_any native_;
 };
 
 // A spin-wait / yield hint: call it in busy-wait loops. In controlled mode the thread drops to

@@ -52,7 +52,8 @@ std::string who(const InterleavingRow& row) {
 // The old one-line-per-access value column: what the access read and wrote.
 std::string read_and_written(const dpct::TraceStep& step) {
   const bool reads = step.kind != dpct::AccessKind::kStore;
-  const bool writes = step.kind != dpct::AccessKind::kLoad && step.success;
+  const bool writes =
+      step.kind != dpct::AccessKind::kLoad && step.kind != dpct::AccessKind::kWait && step.success;
   std::string value;
   if (reads && !step.read.empty()) value += "read " + step.read;
   if (writes && !step.written.empty()) {
@@ -91,30 +92,57 @@ void sequential_section(std::string& out, const std::string& title,
   }
 }
 
-}  // namespace
-
-std::string describe_access(const dpct::TraceStep& step) {
+// What the access did, without its memory order.
+std::string describe_value_access(const dpct::TraceStep& step) {
   const std::string kind = dpct::access_kind_name(step.kind);
   switch (step.kind) {
     case dpct::AccessKind::kLoad:
       return kind + " " + step.read;
+    case dpct::AccessKind::kWait:
+      return step.read.empty() ? kind : kind + " (saw " + step.read + ")";
     case dpct::AccessKind::kStore:
       return kind + " " + step.written;
     case dpct::AccessKind::kExchange:
     case dpct::AccessKind::kFetchAdd:
     case dpct::AccessKind::kFetchSub:
+    case dpct::AccessKind::kFetchAnd:
+    case dpct::AccessKind::kFetchOr:
+    case dpct::AccessKind::kFetchXor:
       return kind + " " + step.read + " -> " + step.written;
     case dpct::AccessKind::kCompareExchange:
       return step.success ? kind + " " + step.read + " -> " + step.written
                           : kind + " failed (found " + step.read + ")";
     case dpct::AccessKind::kTryLock:
+    case dpct::AccessKind::kTryLockShared:
       return step.success ? kind : kind + " failed";
     case dpct::AccessKind::kLock:
     case dpct::AccessKind::kUnlock:
     case dpct::AccessKind::kYield:
+    case dpct::AccessKind::kNotifyOne:
+    case dpct::AccessKind::kNotifyAll:
+    case dpct::AccessKind::kLockShared:
+    case dpct::AccessKind::kUnlockShared:
       break;
   }
   return kind;
+}
+
+// " [acquire]", " [acq_rel/relaxed]" for a compare-exchange; nothing for seq_cst, the default.
+std::string describe_order(const dpct::TraceStep& step) {
+  const bool cas = step.kind == dpct::AccessKind::kCompareExchange;
+  if (step.order == std::memory_order_seq_cst &&
+      (!cas || step.failure_order == std::memory_order_seq_cst)) {
+    return "";
+  }
+  std::string text = std::string(" [") + dpct::memory_order_name(step.order);
+  if (cas) text += std::string("/") + dpct::memory_order_name(step.failure_order);
+  return text + "]";
+}
+
+}  // namespace
+
+std::string describe_access(const dpct::TraceStep& step) {
+  return describe_value_access(step) + describe_order(step);
 }
 
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,

@@ -51,7 +51,8 @@ struct InterleavingRow {
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,
                                                std::optional<history::OpIndex> culprit = {});
 
-// "cas @1234 -> null", "load 3", "cas failed (found @77)", "try_lock failed", "unlock".
+// "cas @1234 -> null", "load 3", "cas failed (found @77)", "try_lock failed", "unlock"; an order
+// other than seq_cst follows in brackets: "load 3 [acquire]", "cas 1 -> 2 [acq_rel/relaxed]".
 std::string describe_access(const dpct::TraceStep& step);
 
 struct InterleavingOptions {

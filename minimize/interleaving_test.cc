@@ -173,6 +173,22 @@ TEST(DescribeAccessTest, SaysWhatEachKindReadAndWrote) {
   EXPECT_EQ(describe_access(step), "unlock");
 }
 
+TEST(DescribeAccessTest, ShowsAMemoryOrderOtherThanSeqCst) {
+  dpct::TraceStep step;
+  step.kind = dpct::AccessKind::kLoad;
+  step.read = "3";
+  step.order = std::memory_order_acquire;
+  EXPECT_EQ(describe_access(step), "load 3 [acquire]");
+  step.kind = dpct::AccessKind::kCompareExchange;
+  step.written = "4";
+  step.order = std::memory_order_acq_rel;
+  step.failure_order = std::memory_order_relaxed;
+  EXPECT_EQ(describe_access(step), "cas 3 -> 4 [acq_rel/relaxed]");
+  step.kind = dpct::AccessKind::kFetchXor;
+  step.order = std::memory_order_seq_cst;
+  EXPECT_EQ(describe_access(step), "fetch_xor 3 -> 4");
+}
+
 // An operation without shared accesses still gets its start and return rows, and a run without
 // a trace gives only those.
 TEST(InterleavingRowsTest, OperationsWithoutAccessesAppearFromTheHistory) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,38 +101,113 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
 };
 
 // The instrumented API of dpct/shared.h.
-enum class DpctClass { kNone, kAtomic, kVar, kMutex, kLockGuard };
+enum class DpctClass {
+  kNone,
+  kAtomic,
+  kAtomicFlag,
+  kVar,
+  kMutex,
+  kSharedMutex,
+  kRecursiveMutex,
+  kConditionVariable,
+  kLockGuard
+};
 
 DpctClass dpct_class(const clang::CXXRecordDecl* record) {
   if (record == nullptr) return DpctClass::kNone;
   const std::string name = record->getQualifiedNameAsString();
   if (name == "linfault::dpct::Atomic") return DpctClass::kAtomic;
+  if (name == "linfault::dpct::AtomicFlag") return DpctClass::kAtomicFlag;
   if (name == "linfault::dpct::Var") return DpctClass::kVar;
   if (name == "linfault::dpct::Mutex") return DpctClass::kMutex;
+  if (name == "linfault::dpct::SharedMutex") return DpctClass::kSharedMutex;
+  if (name == "linfault::dpct::RecursiveMutex") return DpctClass::kRecursiveMutex;
+  if (name == "linfault::dpct::ConditionVariable") return DpctClass::kConditionVariable;
   if (name == "linfault::dpct::LockGuard") return DpctClass::kLockGuard;
   return DpctClass::kNone;
 }
 
+bool is_dpct_lock(DpctClass c) {
+  return c == DpctClass::kMutex || c == DpctClass::kSharedMutex || c == DpctClass::kRecursiveMutex;
+}
+
+bool named_one_of(const std::string& name, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+}
+
 // The access kind name of a dpct member call, or "" when it is not an instrumented access.
+// Spellings are dpct::access_kind_name's: every compare-exchange is "cas", AtomicFlag's test,
+// test_and_set and clear are "load", "exchange" and "store", and every wait is "wait".
 std::string access_of(const clang::CXXMethodDecl* method) {
   if (method == nullptr || !method->getIdentifier()) return "";
   const std::string name = method->getName().str();
   switch (dpct_class(method->getParent())) {
     case DpctClass::kAtomic:
-      for (const char* known : {"load", "store", "exchange", "fetch_add", "fetch_sub"}) {
-        if (name == known) return name;
+      if (named_one_of(name, {"load", "store", "exchange", "fetch_add", "fetch_sub", "fetch_and",
+                              "fetch_or", "fetch_xor", "wait", "notify_one", "notify_all"})) {
+        return name;
       }
-      if (name == "compare_exchange") return "cas";  // dpct::access_kind_name's spelling
+      if (named_one_of(name,
+                       {"compare_exchange", "compare_exchange_weak", "compare_exchange_strong"})) {
+        return "cas";
+      }
       return "";
+    case DpctClass::kAtomicFlag:
+      if (name == "test") return "load";
+      if (name == "test_and_set") return "exchange";
+      if (name == "clear") return "store";
+      return named_one_of(name, {"wait", "notify_one", "notify_all"}) ? name : "";
     case DpctClass::kVar:
       return name == "load" || name == "store" ? name : "";
     case DpctClass::kMutex:
-      return name == "lock" || name == "try_lock" || name == "unlock" ? name : "";
+    case DpctClass::kRecursiveMutex:
+      return named_one_of(name, {"lock", "try_lock", "unlock"}) ? name : "";
+    case DpctClass::kSharedMutex:
+      return named_one_of(name, {"lock", "try_lock", "unlock", "lock_shared", "try_lock_shared",
+                                 "unlock_shared"})
+                 ? name
+                 : "";
+    case DpctClass::kConditionVariable:
+      if (named_one_of(name, {"wait", "wait_for", "wait_until"})) return "wait";
+      return named_one_of(name, {"notify_one", "notify_all"}) ? name : "";
     case DpctClass::kLockGuard:
     case DpctClass::kNone:
       return "";
   }
   return "";
+}
+
+// An operator or conversion of dpct::Atomic (`x = v`, `T v = x`, `++x`, `x += d`, ...): its body
+// makes the access, through a member call whose location is inside dpct/shared.h.
+bool is_atomic_operator(const clang::CXXMethodDecl* method) {
+  return method != nullptr && dpct_class(method->getParent()) == DpctClass::kAtomic &&
+         (method->isOverloadedOperator() || isa<clang::CXXConversionDecl>(method));
+}
+
+// std::lock_guard, std::unique_lock, std::scoped_lock or std::shared_lock over dpct locks.
+bool is_std_guard(const clang::CXXRecordDecl* record) {
+  const auto* spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(record);
+  if (spec == nullptr) return false;
+  const std::string name = spec->getQualifiedNameAsString();
+  if (!named_one_of(
+          name, {"std::lock_guard", "std::unique_lock", "std::scoped_lock", "std::shared_lock"})) {
+    return false;
+  }
+  bool over_dpct = false;
+  for (const clang::TemplateArgument& arg : spec->getTemplateArgs().asArray()) {
+    auto is_dpct_type = [](const clang::TemplateArgument& a) {
+      return a.getKind() == clang::TemplateArgument::Type &&
+             is_dpct_lock(dpct_class(a.getAsType()->getAsCXXRecordDecl()));
+    };
+    if (arg.getKind() == clang::TemplateArgument::Pack) {
+      for (const clang::TemplateArgument& packed : arg.pack_elements()) {
+        over_dpct = over_dpct || is_dpct_type(packed);
+      }
+    } else {
+      over_dpct = over_dpct || is_dpct_type(arg);
+    }
+  }
+  return over_dpct;
 }
 
 bool is_dpct_decl(const clang::Decl* decl) {
@@ -140,7 +216,8 @@ bool is_dpct_decl(const clang::Decl* decl) {
 }
 
 bool is_lock_guard_type(clang::QualType type) {
-  return dpct_class(type.getNonReferenceType()->getAsCXXRecordDecl()) == DpctClass::kLockGuard;
+  const clang::CXXRecordDecl* record = type.getNonReferenceType()->getAsCXXRecordDecl();
+  return dpct_class(record) == DpctClass::kLockGuard || is_std_guard(record);
 }
 
 bool ends_control(const clang::Stmt* stmt) {
@@ -437,6 +514,7 @@ class TreeBuilder {
   }
 
   void add_point(Point point) {
+    if (text_override_) point.text = *text_override_;
     if (block_ != nullptr) {
       block_->push_back(std::move(point));
       return;
@@ -626,8 +704,14 @@ class TreeBuilder {
     std::vector<Point>* saved = block_;
     block_ = outermost ? &points : block_;
     Point lock = lock_point(opener);
-    const SourceLocation guard_location = lock.location;
-    const std::string guard_text = lock.text;
+    Point unlock{"unlock", lock.location, lock.text};
+    if (const auto* construct = dyn_cast<clang::CXXConstructExpr>(opener);
+        construct != nullptr && is_std_guard(construct->getConstructor()->getParent())) {
+      // A std guard unlocks in its destructor, at the standard header's line.
+      const clang::CXXDestructorDecl* destructor =
+          construct->getConstructor()->getParent()->getDestructor();
+      if (auto point = std_guard_point(destructor, lock.text)) unlock = std::move(*point);
+    }
     add_point(std::move(lock));
     for (std::size_t i = from; i < to; ++i) {
       walk(stmts[i]);
@@ -636,7 +720,7 @@ class TreeBuilder {
     if (explicit_unlock) {
       walk(stmts[to]);
     } else {
-      add_point(Point{"unlock", guard_location, guard_text});
+      add_point(std::move(unlock));
     }
     block_ = saved;
     if (outermost) open_sequence().instructions.push_back(Instruction{std::move(points)});
@@ -650,7 +734,64 @@ class TreeBuilder {
       return nullptr;
     }
     const clang::Expr* init = var->getInit()->IgnoreImplicit();
-    return dyn_cast<clang::CXXConstructExpr>(init);
+    const auto* construct = dyn_cast<clang::CXXConstructExpr>(init);
+    // A std guard constructed without locking (std::defer_lock, std::adopt_lock) opens no block.
+    if (construct != nullptr && is_std_guard(construct->getConstructor()->getParent()) &&
+        first_access_in(construct->getConstructor(), kStdSearchDepth) == nullptr) {
+      return nullptr;
+    }
+    return construct;
+  }
+
+  // How deep first_access_in follows calls inside the standard library (std::scoped_lock of
+  // several mutexes goes through std::lock and its helpers).
+  static constexpr int kStdSearchDepth = 6;
+
+  // The first instrumented dpct member call that `function` makes, directly or through the
+  // functions and constructors it calls (standard-library bodies included), `depth` calls deep.
+  // It finds the dpct lock() inside a std::lock_guard's constructor, whose location (in the
+  // standard header) is the one the access reports at run time.
+  const clang::CXXMemberCallExpr* first_access_in(const clang::FunctionDecl* function,
+                                                  int depth) const {
+    const clang::FunctionDecl* definition = nullptr;
+    if (function == nullptr || depth < 0 || !function->hasBody(definition) ||
+        definition == nullptr) {
+      return nullptr;
+    }
+    if (const auto* ctor = dyn_cast<clang::CXXConstructorDecl>(definition)) {
+      for (const clang::CXXCtorInitializer* init : ctor->inits()) {
+        if (const auto* found = first_access_in(init->getInit(), depth)) return found;
+      }
+    }
+    return first_access_in(definition->getBody(), depth);
+  }
+  const clang::CXXMemberCallExpr* first_access_in(const clang::Stmt* stmt, int depth) const {
+    if (stmt == nullptr) return nullptr;
+    if (const auto* member = dyn_cast<clang::CXXMemberCallExpr>(stmt);
+        member != nullptr && !access_of(member->getMethodDecl()).empty()) {
+      return member;
+    }
+    for (const clang::Stmt* child : stmt->children()) {
+      if (const auto* found = first_access_in(child, depth)) return found;
+    }
+    if (const auto* call = dyn_cast<clang::CallExpr>(stmt)) {
+      return first_access_in(call->getDirectCallee(), depth - 1);
+    }
+    if (const auto* construct = dyn_cast<clang::CXXConstructExpr>(stmt)) {
+      return first_access_in(construct->getConstructor(), depth - 1);
+    }
+    return nullptr;
+  }
+
+  // The access a std guard's member function (or constructor, or destructor) makes on its dpct
+  // lock, as a point labelled with `text`; nullopt when it makes none.
+  std::optional<Point> std_guard_point(const clang::FunctionDecl* function,
+                                       const std::string& text) const {
+    const clang::CXXMemberCallExpr* found = first_access_in(function, kStdSearchDepth);
+    if (found == nullptr) return std::nullopt;
+    Point point = member_point(found, access_of(found->getMethodDecl()));
+    point.text = text;
+    return point;
   }
 
   const clang::CXXMemberCallExpr* mutex_call(const clang::Stmt* stmt, const char* name) const {
@@ -659,13 +800,17 @@ class TreeBuilder {
     const auto* call = dyn_cast<clang::CXXMemberCallExpr>(expr->IgnoreImplicit());
     if (call == nullptr) return nullptr;
     const clang::CXXMethodDecl* method = call->getMethodDecl();
-    if (method == nullptr || dpct_class(method->getParent()) != DpctClass::kMutex) return nullptr;
+    if (method == nullptr || !is_dpct_lock(dpct_class(method->getParent()))) return nullptr;
     return method->getName() == name ? call : nullptr;
   }
 
   Point lock_point(const clang::Stmt* opener) {
     if (const auto* construct = dyn_cast<clang::CXXConstructExpr>(opener)) {
       for (const clang::Expr* arg : construct->arguments()) walk(arg);
+      if (is_std_guard(construct->getConstructor()->getParent())) {
+        const std::string text = text_of(construct->getBeginLoc(), construct->getEndLoc());
+        if (auto point = std_guard_point(construct->getConstructor(), text)) return *point;
+      }
       const clang::SourceRange parens = construct->getParenOrBraceRange();
       const clang::SourceLocation at = parens.isValid() ? parens.getEnd() : construct->getEndLoc();
       return {"lock", access_location(construct->arguments(), at),
@@ -714,10 +859,32 @@ class TreeBuilder {
     if (const auto* member = dyn_cast<clang::CXXMemberCallExpr>(call)) {
       const std::string access = access_of(member->getMethodDecl());
       if (!access.empty()) {
-        walk_children(member);
+        // A predicate handed to ConditionVariable::wait is a lambda loop before the wait.
+        walk(member->getImplicitObjectArgument());
+        walk_arguments(member->arguments(), /*callee_followed=*/false);
         add_point(member_point(member, access));
         return;
       }
+    }
+    const auto* method = dyn_cast_or_null<clang::CXXMethodDecl>(call->getDirectCallee());
+    if (is_atomic_operator(method)) {
+      // Operands first, then the operator's own access, located where it happens at run time.
+      walk_children(call);
+      const std::optional<std::string> saved = text_override_;
+      text_override_ = text_of(call->getBeginLoc(), call->getEndLoc());
+      follow(method);
+      text_override_ = saved;
+      return;
+    }
+    if (const auto* member = dyn_cast<clang::CXXMemberCallExpr>(call);
+        member != nullptr && method != nullptr && is_std_guard(method->getParent())) {
+      // lock.unlock(), lock.lock(), lock.try_lock() on a std guard.
+      walk_children(member);
+      const auto* name = dyn_cast<clang::MemberExpr>(member->getCallee()->IgnoreParenImpCasts());
+      const std::string text =
+          text_of(member->getBeginLoc(), name ? name->getMemberLoc() : member->getEndLoc());
+      if (auto point = std_guard_point(method, text)) add_point(std::move(*point));
+      return;
     }
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (callee != nullptr && callee->getQualifiedNameAsString() == "linfault::dpct::spin_hint") {
@@ -756,11 +923,12 @@ class TreeBuilder {
           lambda = dyn_cast<clang::LambdaExpr>(construct->getArg(0)->IgnoreImplicit());
         }
       }
-      if (lambda == nullptr || callee_followed || block_ != nullptr) {
+      if (lambda == nullptr || callee_followed) {
         walk(arg);
         continue;
       }
-      // A lambda handed to code that is not followed may run any number of times there.
+      // A lambda handed to code that is not followed may run any number of times there (inside
+      // a locked block its accesses join the block's one instruction).
       for (const clang::Expr* init : lambda->capture_inits()) walk(init);
       const clang::FunctionDecl* body = lambda->getCallOperator();
       // A generic lambda's body is typed only in its specializations: use the first one.
@@ -768,7 +936,11 @@ class TreeBuilder {
         const auto specializations = generic->specializations();
         body = specializations.empty() ? nullptr : *specializations.begin();
       }
-      with_child(unit(NodeKind::kLoop, "lambda", lambda->getBeginLoc()), [&] { follow(body); });
+      if (block_ != nullptr) {
+        follow(body);
+      } else {
+        with_child(unit(NodeKind::kLoop, "lambda", lambda->getBeginLoc()), [&] { follow(body); });
+      }
     }
   }
 
@@ -833,7 +1005,8 @@ class TreeBuilder {
   const clang::SourceManager& sm_;
   const std::set<std::string>& owned_files_;
   Node* parent_ = nullptr;
-  std::vector<Point>* block_ = nullptr;  // the points of the open locked block, if any
+  std::vector<Point>* block_ = nullptr;       // the points of the open locked block, if any
+  std::optional<std::string> text_override_;  // the source text of a dpct::Atomic operator use
   std::vector<const clang::FunctionDecl*> call_stack_;
   std::vector<Forwarded> frames_;
 };

@@ -28,10 +28,13 @@
 //     return t;
 //   });
 //
-// Instrumentation: every access to shared memory goes through linfault::Atomic, Var or Mutex
-// (declared in dpct/shared.h): each is a scheduling point the controlled schedulers can preempt
-// at, with its source location. Controlled execution is sequentially consistent. Outside a
-// controlled run the same code runs natively on plain std::atomic / std::mutex.
+// Instrumentation: every access to shared memory goes through linfault::Atomic (the interface of
+// std::atomic), AtomicFlag, Var, Mutex, SharedMutex, RecursiveMutex or ConditionVariable
+// (dpct/shared.h): each is a scheduling point the controlled schedulers can preempt at, with its
+// source location. Controlled execution is sequentially consistent (memory orders are recorded,
+// not simulated). Outside a controlled run the same code runs natively on std::atomic /
+// std::mutex. A source written against the std types can stay as it is:
+// linfault_add_target(... INSTRUMENT) compiles instrumented copies (structure_tree/rewriter.h).
 //
 // The registration's maker runs at the first lookup of a target, not during static
 // initialization; a duplicate name, an unknown model or a target without operations or factory
@@ -53,10 +56,14 @@
 
 namespace linfault {
 
-// Instrumentation.
+// Instrumentation: drop-in replacements of the std types (dpct/shared.h).
 using dpct::Atomic;
+using dpct::AtomicFlag;
+using dpct::ConditionVariable;
 using dpct::LockGuard;
 using dpct::Mutex;
+using dpct::RecursiveMutex;
+using dpct::SharedMutex;
 using dpct::spin_hint;
 using dpct::Var;
 
