@@ -23,6 +23,7 @@ foreach(dir history spec dpct structure_tree targets detect localize minimize re
     PATTERN "*test_util.h" EXCLUDE
     PATTERN "test_objects.h" EXCLUDE
     PATTERN "test_support.h" EXCLUDE
+    PATTERN "clang_support.h" EXCLUDE
     PATTERN "testdata" EXCLUDE
     PATTERN "tool" EXCLUDE)
 endforeach()

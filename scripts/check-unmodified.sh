@@ -33,12 +33,12 @@ pc=$(grep -o '"pc_operations": [0-9]*' "$work/repro/testcase.json" | grep -o '[0
 grep -q 'lockfree_stack.cc:[0-9]' "$work/out.txt" ||
   fail "the interleaving names no line of the unmodified lockfree_stack.cc"
 
-step "unmodified-linfault detect: nothing in 10,000 histories of ms_queue"
-expect_exit 0 "$tool" detect --target ms_queue --histories 10000 --jobs "$(nproc)" --out "$work/detect"
+step "unmodified-linfault detect: nothing in 10,000 histories of msq_std"
+expect_exit 0 "$tool" detect --target msq_std --histories 10000 --jobs "$(nproc)" --out "$work/detect"
 if ! grep -q '^non-linearizable: *0/10000$' "$work/out.txt" ||
   ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
   cat "$work/out.txt"
-  fail "detect reported failures on ms_queue"
+  fail "detect reported failures on msq_std"
 fi
 
 step "the project's GoogleTest check"

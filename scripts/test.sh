@@ -3,7 +3,8 @@
 # the Clang extractor), under AddressSanitizer + UndefinedBehaviorSanitizer, and the native-thread
 # tests (label `native`) under ThreadSanitizer. After the normal build it installs linfault to a
 # temporary prefix and builds and checks examples/user-project against it, as a user's project
-# (scripts/check-user-project.sh). Installs missing packages first.
+# (scripts/check-user-project.sh), and examples/unmodified, whose plain std::atomic sources the
+# build instruments (scripts/check-unmodified.sh). Installs missing packages first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -17,6 +18,8 @@ echo "== a user's project against the installed package" >&2
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/linfault-prefix.XXXXXX")
 cmake --install build --prefix "$prefix" >/dev/null
 "$root/scripts/check-user-project.sh" "$prefix"
+echo "== unmodified std::atomic sources (INSTRUMENT) against the installed package" >&2
+"$root/scripts/check-unmodified.sh" "$prefix"
 rm -rf "$prefix"
 
 # The sanitizer builds skip the Clang extractor and the benchmarks (slow to build, covered above).

@@ -23,6 +23,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
+#include "structure_tree/clang_support.h"
 
 namespace linfault::structure_tree {
 namespace {
@@ -31,74 +32,10 @@ namespace fs = std::filesystem;
 using clang::dyn_cast;
 using clang::isa;
 
-constexpr const char* kResourceDir = "-resource-dir=/usr/lib/llvm-14/lib/clang/14.0.6";
-constexpr const char* kShimPath = "/linfault-structure-shims/source_location.h";
-// libstdc++ defines std::source_location only when the compiler has __builtin_source_location,
-// which Clang 14 lacks; dpct/shared.h needs the type. The shim provides it from older builtins.
-constexpr const char* kShimContent = R"(
-#if !__has_builtin(__builtin_source_location)
-namespace std {
-struct source_location {
-  static constexpr source_location current(unsigned l = __builtin_LINE(),
-                                           unsigned c = __builtin_COLUMN(),
-                                           const char* f = __builtin_FILE(),
-                                           const char* fn = __builtin_FUNCTION()) noexcept {
-    source_location s; s.l_ = l; s.c_ = c; s.f_ = f; s.fn_ = fn; return s;
-  }
-  constexpr source_location() noexcept = default;
-  constexpr unsigned line() const noexcept { return l_; }
-  constexpr unsigned column() const noexcept { return c_; }
-  constexpr const char* file_name() const noexcept { return f_; }
-  constexpr const char* function_name() const noexcept { return fn_; }
- private:
-  unsigned l_ = 0, c_ = 0; const char* f_ = ""; const char* fn_ = "";
-};
-}
-#endif
-)";
+using clang_support::check_unit;
+using clang_support::FirstErrorConsumer;
+using clang_support::normal_path;
 
-std::vector<std::string> parse_arguments() {
-  return {kResourceDir, "-include", kShimPath, "-Wno-everything"};
-}
-
-std::string normal_path(const std::string& path) {
-  std::error_code error;
-  fs::path absolute = fs::absolute(path, error);
-  if (error) absolute = path;
-  fs::path canonical = fs::weakly_canonical(absolute, error);
-  return (error ? absolute.lexically_normal() : canonical).string();
-}
-
-bool is_header(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".inc";
-}
-
-// Records the first error of a parse, as "file:line:column: message".
-class FirstErrorConsumer : public clang::DiagnosticConsumer {
- public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || !first_.empty()) return;
-    llvm::SmallString<256> message;
-    info.FormatDiagnostic(message);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::PresumedLoc loc = info.getSourceManager().getPresumedLoc(
-          info.getSourceManager().getExpansionLoc(info.getLocation()));
-      if (loc.isValid()) {
-        where = std::string(loc.getFilename()) + ':' + std::to_string(loc.getLine()) + ':' +
-                std::to_string(loc.getColumn()) + ": ";
-      }
-    }
-    first_ = where + "error: " + std::string(message.str());
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
 
 // The instrumented API of dpct/shared.h.
 enum class DpctClass {
@@ -1105,30 +1042,11 @@ TreeSet finish(std::map<std::string, Candidate>& found) {
   return trees;
 }
 
-void check_unit(const std::unique_ptr<clang::ASTUnit>& unit, const FirstErrorConsumer& errors,
-                const std::string& file) {
-  if (!unit) {
-    throw ExtractError(file + ": " +
-                       (errors.first().empty() ? "could not be parsed" : errors.first()));
-  }
-  if (unit->getDiagnostics().hasErrorOccurred()) {
-    throw ExtractError(errors.first().empty() ? file + ": does not compile" : errors.first());
-  }
-}
-
 }  // namespace
 
 TreeSet extract_from_code(const std::string& code, const std::string& file_name,
                           const std::vector<std::string>& args, const ExtractOptions& options) {
-  std::vector<std::string> all_args = args;
-  for (const std::string& extra : parse_arguments()) all_args.push_back(extra);
-  FirstErrorConsumer errors;
-  const clang::tooling::FileContentMappings shims = {{kShimPath, kShimContent}};
-  std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
-      code, all_args, file_name, "linfault-structure",
-      std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), shims, &errors);
-  check_unit(unit, errors, file_name);
+  const std::unique_ptr<clang::ASTUnit> unit = clang_support::parse_code(code, file_name, args);
   std::set<std::string> owned = {normal_path(file_name)};
   std::map<std::string, Candidate> found;
   collect_trees(unit->getASTContext(), owned, options, found);
@@ -1138,55 +1056,11 @@ TreeSet extract_from_code(const std::string& code, const std::string& file_name,
 TreeSet extract_from_files(const std::vector<std::string>& files, const std::string& build_dir,
                            const std::optional<std::vector<std::string>>& fixed_flags,
                            const ExtractOptions& options) {
-  if (files.empty()) throw ExtractError("no input files");
-  if (build_dir.empty() == !fixed_flags.has_value()) {
-    throw ExtractError(build_dir.empty() ? "no compilation database: give -p BUILD_DIR (holding "
-                                           "compile_commands.json) or the compiler flags after --"
-                                         : "give either -p BUILD_DIR or flags after --, not both");
-  }
-  std::unique_ptr<clang::tooling::CompilationDatabase> database;
-  if (!build_dir.empty()) {
-    std::string message;
-    database = clang::tooling::CompilationDatabase::loadFromDirectory(build_dir, message);
-    if (!database) {
-      throw ExtractError(build_dir + ": no usable compile_commands.json (" + message + ")");
-    }
-  } else {
-    database = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", *fixed_flags);
-  }
-
-  std::set<std::string> owned;
-  std::vector<std::string> sources;
-  for (const std::string& file : files) {
-    if (!fs::exists(file)) throw ExtractError(file + ": cannot open (no such file)");
-    owned.insert(normal_path(file));
-    if (!is_header(file)) sources.push_back(normal_path(file));
-  }
-  if (sources.empty()) {
-    for (const std::string& file : files) sources.push_back(normal_path(file));
-  }
-
+  const clang_support::Inputs inputs = clang_support::inputs_of(files);
   std::map<std::string, Candidate> found;
-  for (const std::string& source : sources) {
-    clang::tooling::ClangTool tool(*database, {source});
-    tool.mapVirtualFile(kShimPath, kShimContent);
-    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-        parse_arguments(), clang::tooling::ArgumentInsertPosition::END));
-    if (is_header(source)) {
-      // Without a compile command of its own a header would be parsed as C.
-      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-          {"-x", "c++"}, clang::tooling::ArgumentInsertPosition::BEGIN));
-    }
-    FirstErrorConsumer errors;
-    tool.setDiagnosticConsumer(&errors);
-    std::vector<std::unique_ptr<clang::ASTUnit>> units;
-    tool.buildASTs(units);
-    if (units.empty()) check_unit(nullptr, errors, source);
-    for (const auto& unit : units) {
-      check_unit(unit, errors, source);
-      collect_trees(unit->getASTContext(), owned, options, found);
-    }
-  }
+  clang_support::for_each_unit(inputs.sources, build_dir, fixed_flags, [&](clang::ASTUnit& unit) {
+    collect_trees(unit.getASTContext(), inputs.owned, options, found);
+  });
   return finish(found);
 }
 

@@ -20,30 +20,19 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/SmallString.h"
-#include "structure_tree/clang_shims.h"
+#include "structure_tree/clang_support.h"
 
 namespace linfault::structure_tree {
 namespace {
 
-namespace fs = std::filesystem;
+
 using clang::dyn_cast;
 using clang::isa;
 
 constexpr const char* kOps = "::linfault::dpct::ops::";
 constexpr const char* kLockGuard = "::linfault::dpct::LockGuard";
 
-std::string normal_path(const std::string& path) {
-  std::error_code error;
-  fs::path absolute = fs::absolute(path, error);
-  if (error) absolute = path;
-  fs::path canonical = fs::weakly_canonical(absolute, error);
-  return (error ? absolute.lexically_normal() : canonical).string();
-}
-
-bool is_header(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".inc";
-}
+using clang_support::normal_path;
 
 // The std class templates and classes the rewriter replaces, and their instrumented names.
 const std::map<std::string, std::string>& replaced_templates() {
@@ -558,43 +547,6 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   std::set<std::string> reported_;
 };
 
-// Records the first error of a parse, as "file:line:column: error: message".
-class FirstErrorConsumer : public clang::DiagnosticConsumer {
- public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || !first_.empty()) return;
-    llvm::SmallString<256> message;
-    info.FormatDiagnostic(message);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::PresumedLoc loc = info.getSourceManager().getPresumedLoc(
-          info.getSourceManager().getExpansionLoc(info.getLocation()));
-      if (loc.isValid()) {
-        where = std::string(loc.getFilename()) + ':' + std::to_string(loc.getLine()) + ':' +
-                std::to_string(loc.getColumn()) + ": ";
-      }
-    }
-    first_ = where + "error: " + std::string(message.str());
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
-
-void check_unit(const std::unique_ptr<clang::ASTUnit>& unit, const FirstErrorConsumer& errors,
-                const std::string& file) {
-  if (!unit) {
-    throw ExtractError(file + ": " +
-                       (errors.first().empty() ? "could not be parsed" : errors.first()));
-  }
-  if (unit->getDiagnostics().hasErrorOccurred()) {
-    throw ExtractError(errors.first().empty() ? file + ": does not compile" : errors.first());
-  }
-}
-
 // The copy's first lines: the instrumented types, then the original file's name and line 1.
 std::string preamble(const std::string& original) {
   std::string escaped;
@@ -641,16 +593,7 @@ InstrumentResult finish(std::map<std::string, Instrumented>& done, InstrumentRes
 
 InstrumentResult instrument_code(const std::string& code, const std::string& file_name,
                                  const std::vector<std::string>& args) {
-  std::vector<std::string> all_args = args;
-  for (const std::string& extra : shims::parse_arguments()) all_args.push_back(extra);
-  FirstErrorConsumer errors;
-  const clang::tooling::FileContentMappings virtual_files = {
-      {shims::kShimPath, shims::kShimContent}};
-  std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
-      code, all_args, file_name, "linfault-structure",
-      std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), virtual_files, &errors);
-  check_unit(unit, errors, file_name);
+  const std::unique_ptr<clang::ASTUnit> unit = clang_support::parse_code(code, file_name, args);
   InstrumentResult result;
   std::map<std::string, Instrumented> done;
   instrument_unit(*unit, {normal_path(file_name)}, result, done);
@@ -660,57 +603,16 @@ InstrumentResult instrument_code(const std::string& code, const std::string& fil
 InstrumentResult instrument_files(const std::vector<std::string>& files,
                                   const std::string& build_dir,
                                   const std::optional<std::vector<std::string>>& fixed_flags) {
-  if (files.empty()) throw ExtractError("no input files");
-  if (build_dir.empty() == !fixed_flags.has_value()) {
-    throw ExtractError(build_dir.empty() ? "no compilation database: give -p BUILD_DIR (holding "
-                                           "compile_commands.json) or the compiler flags after --"
-                                         : "give either -p BUILD_DIR or flags after --, not both");
-  }
-  std::unique_ptr<clang::tooling::CompilationDatabase> database;
-  if (!build_dir.empty()) {
-    std::string message;
-    database = clang::tooling::CompilationDatabase::loadFromDirectory(build_dir, message);
-    if (!database) {
-      throw ExtractError(build_dir + ": no usable compile_commands.json (" + message + ")");
-    }
-  } else {
-    database = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", *fixed_flags);
-  }
-  std::set<std::string> owned;
-  std::vector<std::string> sources;
-  for (const std::string& file : files) {
-    if (!fs::exists(file)) throw ExtractError(file + ": cannot open (no such file)");
-    owned.insert(normal_path(file));
-    if (!is_header(file)) sources.push_back(normal_path(file));
-  }
-  if (sources.empty()) {
-    for (const std::string& file : files) sources.push_back(normal_path(file));
-  }
+  const clang_support::Inputs inputs = clang_support::inputs_of(files);
   InstrumentResult result;
   std::map<std::string, Instrumented> done;
-  for (const std::string& source : sources) {
-    clang::tooling::ClangTool tool(*database, {source});
-    tool.mapVirtualFile(shims::kShimPath, shims::kShimContent);
-    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-        shims::parse_arguments(), clang::tooling::ArgumentInsertPosition::END));
-    if (is_header(source)) {
-      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-          {"-x", "c++"}, clang::tooling::ArgumentInsertPosition::BEGIN));
+  clang_support::for_each_unit(inputs.sources, build_dir, fixed_flags, [&](clang::ASTUnit& unit) {
+    instrument_unit(unit, inputs.owned, result, done);
+  });
+  for (const std::string& path : inputs.owned) {
+    if (done.count(path) == 0) {
+      throw ExtractError(path + ": not included by any of the instrumented sources");
     }
-    FirstErrorConsumer errors;
-    tool.setDiagnosticConsumer(&errors);
-    std::vector<std::unique_ptr<clang::ASTUnit>> units;
-    tool.buildASTs(units);
-    if (units.empty()) check_unit(nullptr, errors, source);
-    for (const auto& unit : units) {
-      check_unit(unit, errors, source);
-      instrument_unit(*unit, owned, result, done);
-    }
-  }
-  // A header no source included is copied as it is, still with its preamble.
-  for (const std::string& path : owned) {
-    if (done.count(path) > 0) continue;
-    throw ExtractError(path + ": not included by any of the instrumented sources");
   }
   return finish(done, std::move(result));
 }

@@ -15,7 +15,8 @@ std::optional<std::int64_t> TreiberStack::pop() {
   Node* old = top_.load();
   if (old == nullptr) return std::nullopt;
   Node* next = old->next.load();
-  top_.compare_exchange_strong(old, next);  // the bug: the result is ignored
+  Node* expected = old;
+  top_.compare_exchange_strong(expected, next);  // the bug: the result is ignored
   return old->value;
 }
 

@@ -23,7 +23,7 @@ LINFAULT_REGISTER_TARGET([] {
 
 LINFAULT_REGISTER_TARGET([] {
   linfault::Target t;
-  t.name = "ms_queue";
+  t.name = "msq_std";
   t.model = "queue";
   t.description = "Michael and Scott's lock-free queue (correct)";
   t.operations = {{"enq", linfault::unique_value(), "enq(unique value)"},

@@ -24,7 +24,7 @@ TEST(LockFreeStack, CheckFindsTheStaleNextInPush) {
 }
 
 TEST(MsQueue, IsLinearizable) {
-  EXPECT_TRUE(linfault::testing::Linearizable("ms_queue", budget()));
+  EXPECT_TRUE(linfault::testing::Linearizable("msq_std", budget()));
 }
 
 }  // namespace

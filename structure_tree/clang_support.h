@@ -1,0 +1,198 @@
+// What the two Clang translation units of structure_tree (extractor.cc, rewriter.cc) share:
+// parsing C++ the way linfault's build compiles it, and reporting the first error in one line.
+//
+//   - every parse gets the resource directory of Debian's Clang 14 and a force-included shim for
+//     std::source_location, which libstdc++ defines only when the compiler has
+//     __builtin_source_location (Clang 14 lacks it) and which dpct/shared.h needs;
+//   - files are parsed with the compile commands of a build directory's compile_commands.json,
+//     or with fixed flags (never guessed); a header given alone is parsed as C++;
+//   - a parse that fails throws ExtractError with "file:line:column: error: message".
+//
+// Internal header; it includes Clang headers, so only those two translation units include it.
+//
+// Thread-safety: the functions are reentrant.
+
+#ifndef LINFAULT_STRUCTURE_TREE_CLANG_SUPPORT_H_
+#define LINFAULT_STRUCTURE_TREE_CLANG_SUPPORT_H_
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/SmallString.h"
+#include "structure_tree/extractor.h"
+
+namespace linfault::structure_tree::clang_support {
+
+inline constexpr const char* kResourceDir = "-resource-dir=/usr/lib/llvm-14/lib/clang/14.0.6";
+inline constexpr const char* kShimPath = "/linfault-structure-shims/source_location.h";
+inline constexpr const char* kShimContent = R"(
+#if !__has_builtin(__builtin_source_location)
+namespace std {
+struct source_location {
+  static constexpr source_location current(unsigned l = __builtin_LINE(),
+                                           unsigned c = __builtin_COLUMN(),
+                                           const char* f = __builtin_FILE(),
+                                           const char* fn = __builtin_FUNCTION()) noexcept {
+    source_location s; s.l_ = l; s.c_ = c; s.f_ = f; s.fn_ = fn; return s;
+  }
+  constexpr source_location() noexcept = default;
+  constexpr unsigned line() const noexcept { return l_; }
+  constexpr unsigned column() const noexcept { return c_; }
+  constexpr const char* file_name() const noexcept { return f_; }
+  constexpr const char* function_name() const noexcept { return fn_; }
+ private:
+  unsigned l_ = 0, c_ = 0; const char* f_ = ""; const char* fn_ = "";
+};
+}
+#endif
+)";
+
+// Appended to every parse's arguments.
+inline std::vector<std::string> parse_arguments() {
+  return {kResourceDir, "-include", kShimPath, "-Wno-everything"};
+}
+
+inline std::string normal_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path absolute = fs::absolute(path, error);
+  if (error) absolute = path;
+  fs::path canonical = fs::weakly_canonical(absolute, error);
+  return (error ? absolute.lexically_normal() : canonical).string();
+}
+
+inline bool is_header(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".inc";
+}
+
+// Records the first error of a parse, as "file:line:column: error: message".
+class FirstErrorConsumer : public clang::DiagnosticConsumer {
+ public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error || !first_.empty()) return;
+    llvm::SmallString<256> message;
+    info.FormatDiagnostic(message);
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::PresumedLoc loc = info.getSourceManager().getPresumedLoc(
+          info.getSourceManager().getExpansionLoc(info.getLocation()));
+      if (loc.isValid()) {
+        where = std::string(loc.getFilename()) + ':' + std::to_string(loc.getLine()) + ':' +
+                std::to_string(loc.getColumn()) + ": ";
+      }
+    }
+    first_ = where + "error: " + std::string(message.str());
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+inline void check_unit(const std::unique_ptr<clang::ASTUnit>& unit,
+                       const FirstErrorConsumer& errors, const std::string& file) {
+  if (!unit) {
+    throw ExtractError(file + ": " +
+                       (errors.first().empty() ? "could not be parsed" : errors.first()));
+  }
+  if (unit->getDiagnostics().hasErrorOccurred()) {
+    throw ExtractError(errors.first().empty() ? file + ": does not compile" : errors.first());
+  }
+}
+
+// Parses `code` as the file `file_name` with `args` plus parse_arguments().
+inline std::unique_ptr<clang::ASTUnit> parse_code(const std::string& code,
+                                                  const std::string& file_name,
+                                                  const std::vector<std::string>& args) {
+  std::vector<std::string> all_args = args;
+  for (const std::string& extra : parse_arguments()) all_args.push_back(extra);
+  FirstErrorConsumer errors;
+  const clang::tooling::FileContentMappings shims = {{kShimPath, kShimContent}};
+  std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
+      code, all_args, file_name, "linfault-structure",
+      std::make_shared<clang::PCHContainerOperations>(),
+      clang::tooling::getClangStripDependencyFileAdjuster(), shims, &errors);
+  check_unit(unit, errors, file_name);
+  return unit;
+}
+
+// The files a run is about (`owned`, normalized) and the ones to parse: the sources among them,
+// or the headers when there is no source.
+struct Inputs {
+  std::set<std::string> owned;
+  std::vector<std::string> sources;
+};
+
+inline Inputs inputs_of(const std::vector<std::string>& files) {
+  if (files.empty()) throw ExtractError("no input files");
+  Inputs inputs;
+  for (const std::string& file : files) {
+    if (!std::filesystem::exists(file)) throw ExtractError(file + ": cannot open (no such file)");
+    inputs.owned.insert(normal_path(file));
+    if (!is_header(file)) inputs.sources.push_back(normal_path(file));
+  }
+  if (inputs.sources.empty()) {
+    for (const std::string& file : files) inputs.sources.push_back(normal_path(file));
+  }
+  return inputs;
+}
+
+// Parses each of `sources` with the compile commands of `build_dir` or with `fixed_flags`
+// (exactly one of them), and calls `use` on each unit.
+inline void for_each_unit(const std::vector<std::string>& sources, const std::string& build_dir,
+                          const std::optional<std::vector<std::string>>& fixed_flags,
+                          const std::function<void(clang::ASTUnit&)>& use) {
+  if (build_dir.empty() == !fixed_flags.has_value()) {
+    throw ExtractError(build_dir.empty() ? "no compilation database: give -p BUILD_DIR (holding "
+                                           "compile_commands.json) or the compiler flags after --"
+                                         : "give either -p BUILD_DIR or flags after --, not both");
+  }
+  std::unique_ptr<clang::tooling::CompilationDatabase> database;
+  if (!build_dir.empty()) {
+    std::string message;
+    database = clang::tooling::CompilationDatabase::loadFromDirectory(build_dir, message);
+    if (!database) {
+      throw ExtractError(build_dir + ": no usable compile_commands.json (" + message + ")");
+    }
+  } else {
+    database = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", *fixed_flags);
+  }
+  for (const std::string& source : sources) {
+    clang::tooling::ClangTool tool(*database, {source});
+    tool.mapVirtualFile(kShimPath, kShimContent);
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        parse_arguments(), clang::tooling::ArgumentInsertPosition::END));
+    if (is_header(source)) {
+      // Without a compile command of its own a header would be parsed as C.
+      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+          {"-x", "c++"}, clang::tooling::ArgumentInsertPosition::BEGIN));
+    }
+    FirstErrorConsumer errors;
+    tool.setDiagnosticConsumer(&errors);
+    std::vector<std::unique_ptr<clang::ASTUnit>> units;
+    tool.buildASTs(units);
+    if (units.empty()) check_unit(nullptr, errors, source);
+    for (const auto& unit : units) {
+      check_unit(unit, errors, source);
+      use(*unit);
+    }
+  }
+}
+
+}  // namespace linfault::structure_tree::clang_support
+
+#endif  // LINFAULT_STRUCTURE_TREE_CLANG_SUPPORT_H_
