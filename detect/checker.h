@@ -24,6 +24,9 @@
 // shortest prefix stays exact (Verdict::prefix_exact says when a limit made it an upper bound).
 //
 // Thread-safety: check() may be called concurrently; it shares nothing but the const model.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_CHECKER_H_
 #define LINFAULT_DETECT_CHECKER_H_

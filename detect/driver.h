@@ -29,6 +29,9 @@
 //
 // Thread-safety: run_detection may be called concurrently; it runs `jobs` worker threads of its
 // own, each with its own Executor and schedulers. The progress callback is called under a lock.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_DRIVER_H_
 #define LINFAULT_DETECT_DRIVER_H_

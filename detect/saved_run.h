@@ -19,6 +19,9 @@
 // with a history::InputError naming the file (and the line, for JSON syntax errors).
 //
 // Thread-safety: plain data and pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_SAVED_RUN_H_
 #define LINFAULT_DETECT_SAVED_RUN_H_

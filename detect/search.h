@@ -21,6 +21,9 @@
 //
 // Thread-safety: a Search is used by one thread; SearchLimits is shared between the searches of
 // one check and is thread-safe.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_SEARCH_H_
 #define LINFAULT_DETECT_SEARCH_H_

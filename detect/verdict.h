@@ -7,6 +7,9 @@
 // and the localizer get data, not a boolean. docs/formats.md documents its JSON form.
 //
 // Thread-safety: plain data.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_VERDICT_H_
 #define LINFAULT_DETECT_VERDICT_H_

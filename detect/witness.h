@@ -12,6 +12,9 @@
 // or dropped, no memo. Exponential: for histories of a handful of ops.
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_WITNESS_H_
 #define LINFAULT_DETECT_WITNESS_H_

@@ -43,6 +43,9 @@
 //
 // Thread-safety: an Executor runs one execution at a time on the calling OS thread (it installs
 // itself as that thread's ExecutionContext during execute()). Use one Executor per worker.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_EXECUTOR_H_
 #define LINFAULT_DPCT_EXECUTOR_H_

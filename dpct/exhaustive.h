@@ -17,6 +17,9 @@
 // different set of enabled threads is reported with std::runtime_error.
 //
 // Thread-safety: uses the given Executor (one exploration at a time per Executor).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_EXHAUSTIVE_H_
 #define LINFAULT_DPCT_EXHAUSTIVE_H_

@@ -14,6 +14,9 @@
 // use controlled mode to find those. Run::schedule reads "native" with no decisions.
 //
 // Thread-safety: run_native may be called from several threads at once (no shared state).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_NATIVE_H_
 #define LINFAULT_DPCT_NATIVE_H_

@@ -9,6 +9,9 @@
 //
 // Thread-safety: `stop` is called concurrently from the workers and must be thread-safe; the
 // factories are called from the workers (the object factory once per run).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_PARALLEL_H_
 #define LINFAULT_DPCT_PARALLEL_H_

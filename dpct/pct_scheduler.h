@@ -41,6 +41,9 @@
 // epochs: plans drawn; deferred: change points moved to a write).
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_PCT_SCHEDULER_H_
 #define LINFAULT_DPCT_PCT_SCHEDULER_H_

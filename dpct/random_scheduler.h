@@ -7,6 +7,9 @@
 // Schedule parameters: "random seed=S n=N".
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_RANDOM_SCHEDULER_H_
 #define LINFAULT_DPCT_RANDOM_SCHEDULER_H_

@@ -17,6 +17,9 @@
 // A strict replay records the same schedule it replays (scheduler name and parameters copied).
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_REPLAY_SCHEDULER_H_
 #define LINFAULT_DPCT_REPLAY_SCHEDULER_H_

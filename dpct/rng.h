@@ -6,6 +6,9 @@
 // multiplies per draw, full period 2^64, passes BigCrush.
 //
 // Thread-safety: a value type; one generator per thread.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_RNG_H_
 #define LINFAULT_DPCT_RNG_H_

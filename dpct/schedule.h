@@ -15,6 +15,9 @@
 // Both round-trip exactly (JSON orders parameters by name).
 //
 // Thread-safety: plain data.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_SCHEDULE_H_
 #define LINFAULT_DPCT_SCHEDULE_H_

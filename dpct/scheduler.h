@@ -31,6 +31,9 @@
 // Executor::execute (the replay scheduler reports divergence this way).
 //
 // Thread-safety: a scheduler serves one execution at a time; give each worker its own.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_SCHEDULER_H_
 #define LINFAULT_DPCT_SCHEDULER_H_

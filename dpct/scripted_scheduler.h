@@ -14,6 +14,9 @@
 // replay the run exactly with dpct::ReplayScheduler.
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_SCRIPTED_SCHEDULER_H_
 #define LINFAULT_DPCT_SCRIPTED_SCHEDULER_H_

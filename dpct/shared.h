@@ -62,6 +62,9 @@
 // Thread-safety: Atomic, AtomicFlag, the locks and ConditionVariable are safe to use from several
 // threads in both modes. Var is meant for fields written under a lock or racy by design; in
 // native mode it is a relaxed atomic.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_SHARED_H_
 #define LINFAULT_DPCT_SHARED_H_

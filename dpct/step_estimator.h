@@ -21,6 +21,9 @@
 //
 // Thread-safety: an estimator serves one PctScheduler (one execution at a time); it may keep
 // per-run state, reset in estimate().
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_STEP_ESTIMATOR_H_
 #define LINFAULT_DPCT_STEP_ESTIMATOR_H_

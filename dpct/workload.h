@@ -11,6 +11,9 @@
 //
 // Thread-safety: ObjectFactory is called once per execution; an ObjectUnderTest is used by the
 // threads of one execution only. Workload is plain data.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DPCT_WORKLOAD_H_
 #define LINFAULT_DPCT_WORKLOAD_H_

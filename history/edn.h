@@ -11,6 +11,9 @@
 // to_value() turns a parsed node into a history::Value (keywords keep their colon).
 //
 // Thread-safety: pure functions over immutable data.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_EDN_H_
 #define LINFAULT_HISTORY_EDN_H_

@@ -17,6 +17,9 @@
 // opened is an OpenError (a subclass), so callers can tell "bad data" from "no data".
 //
 // Thread-safety: all functions are reentrant; they share no state.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_FORMATS_H_
 #define LINFAULT_HISTORY_FORMATS_H_

@@ -23,6 +23,9 @@
 // source position, so readers can say "file:line: problem".
 //
 // Thread-safety: a finished History is immutable and may be shared between threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_HISTORY_H_
 #define LINFAULT_HISTORY_HISTORY_H_

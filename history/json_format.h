@@ -16,6 +16,9 @@
 // lines are kept too when they are non-zero).
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_JSON_FORMAT_H_
 #define LINFAULT_HISTORY_JSON_FORMAT_H_

@@ -6,6 +6,9 @@
 // problem") and becomes History::origin().
 //
 // Thread-safety: reentrant functions; a JepsenRecorder is a single-threaded builder.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_READERS_H_
 #define LINFAULT_HISTORY_READERS_H_

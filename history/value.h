@@ -8,6 +8,9 @@
 // nil, never a magic number of the value domain: the fastlin reader maps its -1 to nil.
 //
 // Thread-safety: a Value is a regular value type; const access from several threads is safe.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_HISTORY_VALUE_H_
 #define LINFAULT_HISTORY_VALUE_H_

@@ -19,6 +19,9 @@
 // independent of the violation.
 //
 // Thread-safety: a pure function of its arguments.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_LOCALIZE_LOCALIZE_H_
 #define LINFAULT_LOCALIZE_LOCALIZE_H_

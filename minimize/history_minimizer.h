@@ -23,6 +23,9 @@
 // linearizable, the literal Def. 2 condition on the sub-history.
 //
 // Thread-safety: a pure function of its arguments.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_MINIMIZE_HISTORY_MINIMIZER_H_
 #define LINFAULT_MINIMIZE_HISTORY_MINIMIZER_H_

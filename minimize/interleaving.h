@@ -19,6 +19,9 @@
 // 0); without one (record_history off) there are no start/return rows.
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_MINIMIZE_INTERLEAVING_H_
 #define LINFAULT_MINIMIZE_INTERLEAVING_H_

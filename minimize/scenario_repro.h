@@ -8,6 +8,9 @@
 // exactly. Used to make the repro files that test the emitter, and for demonstrations.
 //
 // Thread-safety: a pure function of its arguments (it uses its own executor).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_MINIMIZE_SCENARIO_REPRO_H_
 #define LINFAULT_MINIMIZE_SCENARIO_REPRO_H_

@@ -32,6 +32,9 @@
 //
 // Thread-safety: a pure function of its arguments (it runs on the calling thread with its own
 // executor); several minimizations may run concurrently.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_MINIMIZE_TARGET_MINIMIZER_H_
 #define LINFAULT_MINIMIZE_TARGET_MINIMIZER_H_

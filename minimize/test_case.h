@@ -19,6 +19,9 @@
 // Readers ignore fields they do not know (e.g. the "minimization" figures `linfault run` adds).
 //
 // Thread-safety: plain data and pure functions (the file functions touch only their path).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_MINIMIZE_TEST_CASE_H_
 #define LINFAULT_MINIMIZE_TEST_CASE_H_

@@ -20,6 +20,9 @@
 //
 // Thread-safety: plain data and pure functions; replay_interleaving() runs the target on the
 // calling thread with its own executor.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_REPORT_REPORT_H_
 #define LINFAULT_REPORT_REPORT_H_

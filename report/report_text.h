@@ -2,6 +2,9 @@
 // verdict read to a person (a test-case step: minimize::step_to_text).
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_REPORT_REPORT_TEXT_H_
 #define LINFAULT_REPORT_REPORT_TEXT_H_

@@ -9,6 +9,9 @@
 // When it has drawn, it sets data-rendered="yes" on <body>; errors go to #script-errors.
 //
 // Thread-safety: constants.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_REPORT_TIMELINE_SCRIPT_H_
 #define LINFAULT_REPORT_TIMELINE_SCRIPT_H_

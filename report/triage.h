@@ -30,6 +30,9 @@
 //
 // Thread-safety: triage() calls `progress` from its worker threads one call at a time (under a
 // lock); everything else is pure.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_REPORT_TRIAGE_H_
 #define LINFAULT_REPORT_TRIAGE_H_

@@ -9,6 +9,9 @@
 // State: the interned id of the current value (one int32).
 //
 // Thread-safety: immutable apart from the internally synchronized interner.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_CAS_REGISTER_H_
 #define LINFAULT_SPEC_CAS_REGISTER_H_

@@ -5,6 +5,9 @@
 // State: the current value (one int64).
 //
 // Thread-safety: immutable; usable from several threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_COUNTER_H_
 #define LINFAULT_SPEC_COUNTER_H_

@@ -20,6 +20,9 @@
 // snapshot text formats; the JSON format is history/json_format.h.
 //
 // Thread-safety: pure functions; generate_history is deterministic in its options.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_GENERATOR_H_
 #define LINFAULT_SPEC_GENERATOR_H_

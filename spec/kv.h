@@ -17,6 +17,9 @@
 // throws std::invalid_argument.
 //
 // Thread-safety: immutable apart from internally synchronized dictionaries.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_KV_H_
 #define LINFAULT_SPEC_KV_H_

@@ -41,6 +41,9 @@
 //     whole state (drain a queue, contains(k) per key); used to synthesize Pr.
 //
 // Thread-safety: models are immutable after construction; all members are const.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_MODEL_H_
 #define LINFAULT_SPEC_MODEL_H_

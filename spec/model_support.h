@@ -9,6 +9,9 @@
 // spec::ModelError ("stack: push expects 1 argument, got 2").
 //
 // Thread-safety: ValueInterner is internally synchronized; OpShape is a short-lived local.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_MODEL_SUPPORT_H_
 #define LINFAULT_SPEC_MODEL_SUPPORT_H_

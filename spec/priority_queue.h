@@ -7,6 +7,9 @@
 // State: the multiset of elements, sorted ascending (the largest is last).
 //
 // Thread-safety: immutable; usable from several threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_PRIORITY_QUEUE_H_
 #define LINFAULT_SPEC_PRIORITY_QUEUE_H_

@@ -6,6 +6,9 @@
 // State: the interned ids of the elements, head first.
 //
 // Thread-safety: immutable apart from the internally synchronized interner.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_QUEUE_H_
 #define LINFAULT_SPEC_QUEUE_H_

@@ -6,6 +6,9 @@
 //
 // Thread-safety: immutable apart from the internally synchronized interner; usable from several
 // threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_REGISTER_H_
 #define LINFAULT_SPEC_REGISTER_H_

@@ -8,6 +8,9 @@
 // model's header for its methods and aliases).
 //
 // Thread-safety: stateless; callable from several threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_REGISTRY_H_
 #define LINFAULT_SPEC_REGISTRY_H_

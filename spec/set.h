@@ -8,6 +8,9 @@
 // no size() call.
 //
 // Thread-safety: immutable apart from the internally synchronized interner.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_SET_H_
 #define LINFAULT_SPEC_SET_H_

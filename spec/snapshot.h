@@ -8,6 +8,9 @@
 // State: the segment values, trailing zeros trimmed.
 //
 // Thread-safety: immutable; usable from several threads.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_SPEC_SNAPSHOT_H_
 #define LINFAULT_SPEC_SNAPSHOT_H_

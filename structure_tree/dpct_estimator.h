@@ -18,6 +18,9 @@
 // return `fallback_k`.
 //
 // Thread-safety: one estimator per PctScheduler (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_STRUCTURE_TREE_DPCT_ESTIMATOR_H_
 #define LINFAULT_STRUCTURE_TREE_DPCT_ESTIMATOR_H_

@@ -31,6 +31,9 @@
 // runtime maps each scheduling point to its instruction.
 //
 // Thread-safety: the functions are reentrant; each call parses on its own.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_STRUCTURE_TREE_EXTRACTOR_H_
 #define LINFAULT_STRUCTURE_TREE_EXTRACTOR_H_

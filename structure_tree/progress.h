@@ -25,6 +25,9 @@
 // (points with >= 2 enabled threads), so it uses k as "decisions so far + remaining_k()".
 //
 // Thread-safety: not thread-safe; one estimator per execution. The TreeSet must outlive it.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_STRUCTURE_TREE_PROGRESS_H_
 #define LINFAULT_STRUCTURE_TREE_PROGRESS_H_

@@ -27,6 +27,9 @@
 // Only this library's Clang translation units include Clang headers.
 //
 // Thread-safety: the functions are reentrant; each call parses on its own.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_STRUCTURE_TREE_REWRITER_H_
 #define LINFAULT_STRUCTURE_TREE_REWRITER_H_

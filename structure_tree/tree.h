@@ -16,6 +16,9 @@
 // loop's trip count is known); C -> max over branches.
 //
 // Thread-safety: plain values; const access from several threads is safe.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_STRUCTURE_TREE_TREE_H_
 #define LINFAULT_STRUCTURE_TREE_TREE_H_

@@ -10,6 +10,9 @@
 //
 // Thread-safety: make() may be called from several threads at once (natively it takes a
 // std::mutex that is never held across a scheduling point, so controlled runs cannot block on it).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_ARENA_H_
 #define LINFAULT_TARGETS_ARENA_H_

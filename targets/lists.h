@@ -14,6 +14,9 @@
 // Every method is a single operation of the object; in controlled mode each shared access is a
 // scheduling point. Thread-safety: any number of threads may call any method concurrently (that
 // is the point); the buggy ones then misbehave exactly as documented on each class.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_LISTS_H_
 #define LINFAULT_TARGETS_LISTS_H_

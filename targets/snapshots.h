@@ -3,6 +3,9 @@
 //
 // Thread-safety: any number of threads may call any method concurrently. Cell indices outside
 // {0, 1} throw std::invalid_argument before touching shared memory.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_SNAPSHOTS_H_
 #define LINFAULT_TARGETS_SNAPSHOTS_H_

@@ -18,6 +18,9 @@
 // empty although the deque was never empty during its interval.
 //
 // Thread-safety: any number of threads may call any method concurrently.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_SNARK_DEQUE_H_
 #define LINFAULT_TARGETS_SNARK_DEQUE_H_

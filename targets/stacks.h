@@ -5,6 +5,9 @@
 // (targets/arena.h), so pointer ABA cannot occur.
 //
 // Thread-safety: any number of threads may call any method concurrently.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_STACKS_H_
 #define LINFAULT_TARGETS_STACKS_H_

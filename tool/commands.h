@@ -11,6 +11,9 @@
 //   anything else                                        -> 70
 //
 // Thread-safety: the tool is single-threaded at this level.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_COMMANDS_H_
 #define LINFAULT_TOOL_COMMANDS_H_

@@ -3,6 +3,9 @@
 // random, pct, dpct; the heuristic H) and the limits, turned into detect::DriverOptions.
 //
 // Thread-safety: plain data and pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_DETECTION_OPTIONS_H_
 #define LINFAULT_TOOL_DETECTION_OPTIONS_H_

@@ -7,6 +7,9 @@
 // too: its recorded history and its target's model are used.
 //
 // Thread-safety: pure functions (they read files).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_INPUT_H_
 #define LINFAULT_TOOL_INPUT_H_

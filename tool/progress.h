@@ -8,6 +8,9 @@
 //
 // Thread-safety: not thread-safe; callers serialize (the detection driver calls its progress
 // callback under a lock).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_PROGRESS_H_
 #define LINFAULT_TOOL_PROGRESS_H_

@@ -7,6 +7,9 @@
 // a standalone GoogleTest file that replays it.
 //
 // Thread-safety: single-threaded (writes to the given stream and files).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_TEST_CASE_OUTPUT_H_
 #define LINFAULT_TOOL_TEST_CASE_OUTPUT_H_

@@ -11,6 +11,9 @@
 // Operation indices refer to History::operations() (numbered by invocation).
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TOOL_VERDICT_JSON_H_
 #define LINFAULT_TOOL_VERDICT_JSON_H_

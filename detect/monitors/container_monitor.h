@@ -22,6 +22,9 @@
 // priority queues (larger = higher priority).
 //
 // Thread-safety: pure functions over immutable inputs (each caller brings its own scratch).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_
 #define LINFAULT_DETECT_MONITORS_CONTAINER_MONITOR_H_

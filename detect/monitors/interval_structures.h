@@ -10,6 +10,9 @@
 //                    the active items of a block whose range contains a point.
 //
 // Thread-safety: plain data structures, one thread at a time.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_INTERVAL_STRUCTURES_H_
 #define LINFAULT_DETECT_MONITORS_INTERVAL_STRUCTURES_H_

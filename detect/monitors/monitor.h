@@ -26,6 +26,9 @@
 // give no witness and no longest_partial (both stay empty).
 //
 // Thread-safety: all functions are reentrant.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_MONITOR_H_
 #define LINFAULT_DETECT_MONITORS_MONITOR_H_

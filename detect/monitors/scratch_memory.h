@@ -14,6 +14,9 @@
 //   std::pmr::vector<std::int32_t> a(n, 0, &scratch);
 //
 // Thread-safety: none; one resource per thread (monitor runs are reentrant with their own).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_SCRATCH_MEMORY_H_
 #define LINFAULT_DETECT_MONITORS_SCRATCH_MEMORY_H_

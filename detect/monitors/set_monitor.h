@@ -14,6 +14,9 @@
 // booleans, unknown methods.
 //
 // Thread-safety: pure functions.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_SET_MONITOR_H_
 #define LINFAULT_DETECT_MONITORS_SET_MONITOR_H_

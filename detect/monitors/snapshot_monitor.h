@@ -13,6 +13,9 @@
 // and violations persist, so the first failing event ends the shortest non-linearizable prefix.
 //
 // Thread-safety: pure function.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_SNAPSHOT_MONITOR_H_
 #define LINFAULT_DETECT_MONITORS_SNAPSHOT_MONITOR_H_

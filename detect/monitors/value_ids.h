@@ -8,6 +8,9 @@
 //   std::vector<std::int32_t> id = ids.assign(count);   // id[k]: the k-th noted value's id
 //
 // Thread-safety: a plain object, one thread at a time.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_DETECT_MONITORS_VALUE_IDS_H_
 #define LINFAULT_DETECT_MONITORS_VALUE_IDS_H_

@@ -5,6 +5,9 @@
 //
 // Thread-safety: add(), remove() and contains() may be called concurrently (the claim under
 // test).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_PORTED_COARSE_LIST_H_
 #define LINFAULT_TARGETS_PORTED_COARSE_LIST_H_

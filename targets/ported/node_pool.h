@@ -4,6 +4,9 @@
 // across one).
 //
 // Thread-safety: make() may be called from several threads at once.
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_PORTED_NODE_POOL_H_
 #define LINFAULT_TARGETS_PORTED_NODE_POOL_H_

@@ -3,6 +3,9 @@
 // item of head read *after* its compare-and-swap on head.
 //
 // Thread-safety: offer() and poll() may be called concurrently (the claim under test).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_PORTED_OPTIMISTIC_QUEUE_H_
 #define LINFAULT_TARGETS_PORTED_OPTIMISTIC_QUEUE_H_

@@ -4,6 +4,9 @@
 // original (bench/ported compares them).
 //
 // Thread-safety: push() and pop() may be called concurrently (the claim under test).
+//
+// Internal header: not part of linfault's public API (include/linfault/), which includes it where
+// needed; it may change between versions.
 
 #ifndef LINFAULT_TARGETS_PORTED_TREIBER_STACK_H_
 #define LINFAULT_TARGETS_PORTED_TREIBER_STACK_H_
