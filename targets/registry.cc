@@ -505,7 +505,9 @@ class UserRegistry {
     if (!target.factory) fail("target '" + target.name + "' has no factory");
   }
 
-  std::mutex mutex_;
+  // Recursive: a maker may look up other targets (find() re-enters targets()); a pending entry
+  // is popped before its maker runs, so a nested call builds only the ones still waiting.
+  std::recursive_mutex mutex_;
   std::deque<Pending> pending_;
   std::deque<Target> built_;  // a deque: references stay valid as targets are added
 };

@@ -48,6 +48,13 @@ linfault::Target register_target() {
 
 LINFAULT_REGISTER_TARGET(register_target);
 
+// A maker may look up other targets, e.g. to reuse a bundled target's operations.
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t = linfault::targets::find("treiber_stack");
+  t.name = "user_registry_test_stack_copy";
+  return t;
+});
+
 TEST(UserRegistryTest, ARegisteredTargetIsFoundBesideTheBuiltInOnes) {
   const linfault::Target& target = linfault::targets::find("user_registry_test_register");
   EXPECT_EQ(target.model, "register");
@@ -56,6 +63,7 @@ TEST(UserRegistryTest, ARegisteredTargetIsFoundBesideTheBuiltInOnes) {
   const std::vector<std::string> names = linfault::targets::target_names();
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names.front(), "user_registry_test_register");  // registered ones first
+  EXPECT_EQ(linfault::targets::find("user_registry_test_stack_copy").model, "stack");
   EXPECT_NE(std::find(names.begin(), names.end(), "treiber_stack"), names.end());
   // Built once, at the first lookup, whatever the number of lookups.
   linfault::targets::registered();
@@ -105,7 +113,7 @@ TEST(UserRegistryTest, BadRegistrationsAreReportedWithTheirPlace) {
   no_name.name.clear();
   EXPECT_THAT(registration_error(no_name), HasSubstr("the target has no name"));
   // The registry still works after the errors.
-  EXPECT_EQ(linfault::targets::registered().size(), 1u);
+  EXPECT_EQ(linfault::targets::registered().size(), 2u);
 }
 
 }  // namespace
