@@ -12,8 +12,7 @@
 
 namespace {
 
-// The bundled target `original` (from the built-in list: the registry's lock is held while a
-// maker runs) under `name`, with the ported class's factory.
+// The bundled target `original` under `name`, with the ported class's factory.
 linfault::Target port_of(std::string_view original, std::string name,
                          linfault::dpct::ObjectFactory factory) {
   for (const linfault::Target& bundled : linfault::targets::all()) {
