@@ -10,7 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 target=${1:-treiber_stack_buggy}
-"$root/scripts/bootstrap.sh" build >&2
+# Only the tool the demo runs, not the tests and benchmarks.
+LINFAULT_BUILD_TARGET=linfault "$root/scripts/bootstrap.sh" build >&2
 linfault=build/tool/linfault
 out=repro
 

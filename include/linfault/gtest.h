@@ -20,7 +20,8 @@
 // the minimized test case: Ps, Pc and Pr with the observed results, the failing interleaving
 // access by access with source lines, the seed, and the paths of the written testcase.json and
 // GoogleTest repro. On a correct object it succeeds and its message says what was explored
-// (printed by GoogleTest only for EXPECT_FALSE; the check also records it as a test property).
+// (GoogleTest prints a success message only for EXPECT_FALSE); the histories run and the seed
+// are also recorded as the test properties linfault_histories and linfault_seed.
 //
 // Determinism and parallel runs: the campaign is a function of the seed (options.seed; the
 // environment variable LINFAULT_SEED overrides it). Files go to
