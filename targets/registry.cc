@@ -459,7 +459,19 @@ class UserRegistry {
 
   std::vector<const Target*> targets() {
     std::lock_guard lock(mutex_);
-    build_pending();
+    // A maker that looks targets up (find() from inside a maker) sees the built-in ones and
+    // those already built; building the others from inside it would let their errors escape
+    // through the wrong maker.
+    if (!building_) {
+      building_ = true;
+      try {
+        build_pending();
+      } catch (...) {
+        building_ = false;
+        throw;
+      }
+      building_ = false;
+    }
     std::vector<const Target*> list;
     for (const Target& target : built_) list.push_back(&target);
     return list;
@@ -505,9 +517,9 @@ class UserRegistry {
     if (!target.factory) fail("target '" + target.name + "' has no factory");
   }
 
-  // Recursive: a maker may look up other targets (find() re-enters targets()); a pending entry
-  // is popped before its maker runs, so a nested call builds only the ones still waiting.
+  // Recursive: a maker may look up other targets (find() re-enters targets()).
   std::recursive_mutex mutex_;
+  bool building_ = false;  // a maker is running (under mutex_)
   std::deque<Pending> pending_;
   std::deque<Target> built_;  // a deque: references stay valid as targets are added
 };

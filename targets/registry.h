@@ -110,9 +110,10 @@ std::vector<std::string> target_names();
 bool is_registered(std::string_view name);
 
 // Registers the target `make` returns. `make` runs once, at the first lookup (not during static
-// initialization), and a duplicate or empty name, an unknown model or a target without operations
-// or factory throws std::invalid_argument from that lookup naming `origin` (file:line of the
-// registration). Returns true, for use in a static initializer.
+// initialization; it may itself look up the built-in targets and those already built), and a
+// duplicate or empty name, an unknown model or a target without operations or factory throws
+// std::invalid_argument from that lookup naming `origin` (file:line of the registration). Returns
+// true, for use in a static initializer.
 bool register_target(std::function<Target()> make, std::string origin);
 
 // The known scenario of `target` whose concurrent part runs the same methods as `threads`: each
