@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "history/atomic_file.h"
 #include "history/json_format.h"
 
 namespace linfault::history {
@@ -441,63 +442,20 @@ std::string Recorder::json_text() const {
                               model.empty() ? std::nullopt : std::optional<std::string>(model));
 }
 
-namespace {
-
-[[noreturn]] void write_error(const std::filesystem::path& path, const std::string& what,
-                              int error) {
-  throw std::runtime_error("linfault::history::Recorder::write_json: " + path.string() + ": " +
-                           what + ": " + std::generic_category().message(error));
-}
-
-void write_all(int fd, const std::string& text, const std::filesystem::path& path) {
-  const char* data = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      write_error(path, "cannot write", error);
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
-
-}  // namespace
-
 void Recorder::write_json(const std::filesystem::path& path) const {
   const std::string text = json_text();
   const std::filesystem::path directory =
       path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
-  if (ec) write_error(path, "cannot create its directory", ec.value());
-
-  static std::atomic<std::uint64_t> temporaries{0};
-  std::filesystem::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temporaries++);
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) write_error(path, "cannot create " + temporary.string(), errno);
-  try {
-    write_all(fd, text, temporary);
-    if (::fsync(fd) != 0) {
-      const int error = errno;
-      ::close(fd);
-      write_error(path, "cannot flush " + temporary.string(), error);
-    }
-    if (::close(fd) != 0) write_error(path, "cannot close " + temporary.string(), errno);
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) write_error(path, "cannot rename " + temporary.string() + " to it", ec.value());
-  } catch (...) {
-    std::filesystem::remove(temporary, ec);
-    throw;
+  if (ec) {
+    throw std::runtime_error("linfault::history::Recorder::write_json: " + path.string() +
+                             ": cannot create its directory: " + ec.message());
   }
-  // Makes the rename itself durable; failing to is not an error (some file systems refuse it).
-  if (const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("linfault::history::Recorder::write_json: ") + e.what());
   }
 }
 

@@ -1,11 +1,8 @@
 #include "minimize/pipeline.h"
 
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -17,6 +14,7 @@
 #include "dpct/exhaustive.h"
 #include "dpct/replay_scheduler.h"
 #include "dpct/schedule.h"
+#include "history/atomic_file.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/interleaving.h"
 #include "structure_tree/dpct_estimator.h"
@@ -125,31 +123,6 @@ void print_minimization(std::ostream& out, const TargetMinimization& m, bool com
       << m.workload.reveal.size() << " (Ps + Pc + Pr) in " << m.elapsed_ms << " ms ("
       << "localization " << m.localize_ms << " ms), " << m.candidates << " candidates, "
       << m.executions << " executions\n";
-}
-
-void write_file_atomically(const std::string& path, std::string_view contents) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  fs::path temporary = target;
-  temporary += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::runtime_error(path + ": cannot write");
-    file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    file.flush();
-    if (!file) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error(path + ": cannot write");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw std::runtime_error(path + ": cannot write: " + error.message());
-  }
 }
 
 namespace {
@@ -353,10 +326,10 @@ CheckResult check_target(const targets::Target& target, const CheckOptions& opti
         options.output_dir, target.name + "-" + std::to_string(f.failing->seed) + ".json");
     detect::write_saved_run(*f.failing, result.failing_run_path);
     result.testcase_path = join_path(options.output_dir, "testcase.json");
-    write_file_atomically(result.testcase_path,
-                          minimization_to_json(m, options.tool).dump(2) + "\n");
+    history::write_file_atomically(result.testcase_path,
+                                   minimization_to_json(m, options.tool).dump(2) + "\n");
     result.repro_path = join_path(options.output_dir, target.name + "_repro_test.cc");
-    write_file_atomically(result.repro_path, emit_gtest(m.test_case));
+    history::write_file_atomically(result.repro_path, emit_gtest(m.test_case));
   }
 
   report << target.name << " (model " << target.model << ") is not linearizable: history seed "

@@ -71,10 +71,6 @@ nlohmann::json minimization_to_json(const TargetMinimization& m, std::string_vie
 void print_minimization(std::ostream& out, const TargetMinimization& m, bool compact);
 std::size_t pc_operations(const TargetMinimization& m);
 
-// Writes `path` by way of a temporary file in the same directory and a rename, so a reader never
-// sees a partial file; throws std::runtime_error naming the path when it cannot.
-void write_file_atomically(const std::string& path, std::string_view contents);
-
 // --- Generated repros ------------------------------------------------------------------------
 
 struct ReproOptions {

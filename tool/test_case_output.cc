@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "history/atomic_file.h"
 #include "history/history.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/interleaving.h"
@@ -52,8 +53,8 @@ std::string save_test_case_files(const minimize::TargetMinimization& m,
   std::string written;
   if (!args.save.empty()) {
     try {
-      minimize::write_file_atomically(
-          args.save, minimize::minimization_to_json(m, tool_name()).dump(2) + "\n");
+      history::write_file_atomically(args.save,
+                                     minimize::minimization_to_json(m, tool_name()).dump(2) + "\n");
     } catch (const std::runtime_error& e) {
       throw UsageError(std::string("--save ") + e.what());
     }
@@ -63,7 +64,7 @@ std::string save_test_case_files(const minimize::TargetMinimization& m,
   // A history-level test case has no target and no schedule: nothing to re-execute.
   if (!args.gtest.empty() && m.test_case.target && m.test_case.schedule) {
     try {
-      minimize::write_file_atomically(args.gtest, minimize::emit_gtest(m.test_case));
+      history::write_file_atomically(args.gtest, minimize::emit_gtest(m.test_case));
     } catch (const std::runtime_error& e) {
       throw UsageError(std::string("--gtest ") + e.what());
     }
