@@ -25,7 +25,6 @@
 namespace linfault::structure_tree {
 namespace {
 
-
 using clang::dyn_cast;
 using clang::isa;
 
@@ -448,13 +447,7 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   // it afterwards (the template arguments of a replaced std::lock_guard<std::mutex>).
   void replace_whole(clang::SourceLocation begin, clang::SourceLocation last_token,
                      const std::string& replacement) {
-    if (begin.isMacroID() || last_token.isMacroID() || !owned(begin) || covered(begin)) return;
-    if (!done_.insert(begin.getRawEncoding()).second) return;
-    const clang::SourceLocation end =
-        clang::Lexer::getLocForEndOfToken(last_token, 0, sm_, context_.getLangOpts());
-    covered_.emplace_back(begin, end);
-    rewriter_.ReplaceText(clang::CharSourceRange::getCharRange(begin, end), replacement);
-    ++counts_[file_of(begin)].types;
+    replace(begin, last_token, replacement, /*cover=*/true);
   }
 
   bool covered(clang::SourceLocation loc) const {
@@ -470,8 +463,17 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   // Replaces the source from `begin` to the end of the token at `name_token`.
   void replace_name(clang::SourceLocation begin, clang::SourceLocation name_token,
                     const std::string& replacement) {
-    if (begin.isMacroID() || name_token.isMacroID()) {
-      if (owned(begin)) {
+    replace(begin, name_token, replacement, /*cover=*/false);
+  }
+
+  // A type name spelled from `begin` to the token at `last_token` becomes `replacement`, once
+  // (an elaborated type and the type it names end at the same token). A std type named inside a
+  // macro cannot be rewritten: an error, except for a lock guard (`cover`), which then simply
+  // stays a std guard of the instrumented mutex.
+  void replace(clang::SourceLocation begin, clang::SourceLocation last_token,
+               const std::string& replacement, bool cover) {
+    if (begin.isMacroID() || last_token.isMacroID()) {
+      if (!cover && owned(begin)) {
         error(begin,
               "cannot instrument a std type named inside a macro; spell it out of the "
               "macro");
@@ -479,9 +481,10 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
       return;
     }
     if (!owned(begin) || covered(begin)) return;
-    if (!done_.insert(name_token.getRawEncoding()).second) return;
+    if (!done_.insert(last_token.getRawEncoding()).second) return;
     const clang::SourceLocation end =
-        clang::Lexer::getLocForEndOfToken(name_token, 0, sm_, context_.getLangOpts());
+        clang::Lexer::getLocForEndOfToken(last_token, 0, sm_, context_.getLangOpts());
+    if (cover) covered_.emplace_back(begin, end);
     rewriter_.ReplaceText(clang::CharSourceRange::getCharRange(begin, end), replacement);
     ++counts_[file_of(begin)].types;
   }
