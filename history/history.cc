@@ -17,7 +17,7 @@ const char* outcome_name(Outcome o) {
 }
 
 std::string Call::to_string() const {
-  std::string out = method + "(";
+  std::string out = printable(method) + "(";
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i) out += ", ";
     out += args[i].to_string();
@@ -125,7 +125,7 @@ std::string format_error(const std::string& file, std::uint32_t line, const std:
 }  // namespace
 
 InputError::InputError(const std::string& file, std::uint32_t line, const std::string& problem)
-    : std::runtime_error(format_error(file, line, problem)),
+    : std::runtime_error(format_error(printable(file), line, printable(problem))),
       file_(file),
       line_(line),
       problem_(problem) {}

@@ -5,24 +5,42 @@
 namespace linfault::history {
 namespace {
 
+void append_escaped_control(std::string& out, char c) {
+  switch (c) {
+    case '\n':
+      out += "\\n";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(c);
+      out += "\\u00";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+}
+
+bool is_control(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
 void append_quoted(std::string& out, const std::string& s) {
   out += '"';
   for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (is_control(c)) {
+      append_escaped_control(out, c);
+    } else {
+      out += c;
     }
   }
   out += '"';
@@ -49,6 +67,19 @@ std::size_t mix(std::size_t seed, std::size_t h) {
 }
 
 }  // namespace
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (is_control(c)) {
+      append_escaped_control(out, c);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 std::string Value::to_string() const {
   std::string out;

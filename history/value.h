@@ -24,6 +24,12 @@
 
 namespace linfault::history {
 
+// `text` with every control character (below 0x20, and 0x7f) written as an escape: `\n`, `\t`,
+// `\r`, or `\u001b`. Everything linfault prints that came from an input (values, method names,
+// quoted tokens in errors) goes through it, so that a history cannot inject terminal escape
+// sequences into the output.
+std::string printable(std::string_view text);
+
 class Value {
  public:
   struct Nil {

@@ -25,6 +25,7 @@
 #include "dpct/executor.h"
 #include "dpct/scheduler.h"
 #include "dpct/scripted_scheduler.h"
+#include "history/atomic_file.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/scenario_repro.h"
 #include "targets/registry.h"
@@ -67,10 +68,7 @@ void write_if_changed(const std::filesystem::path& path, const std::string& text
   old << in.rdbuf();
   if (in && old.str() == text) return;
   in.close();
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error(path.string() + ": cannot write");
+  history::write_file_atomically(path, text);
 }
 
 int generate(const std::filesystem::path& out_dir, const std::set<std::string>& listed) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "dpct/schedule.h"
+#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "history/json_format.h"
 #include "spec/registry.h"
@@ -372,10 +373,7 @@ TestCase read_test_case(const std::string& path) {
 }
 
 void write_test_case(const TestCase& tc, const std::string& path) {
-  std::ofstream out(path);
-  out << test_case_to_json(tc).dump(2) << "\n";
-  out.close();
-  if (!out) throw std::runtime_error(path + ": cannot write the test case");
+  history::write_file_atomically(path, test_case_to_json(tc).dump(2) + "\n");
 }
 
 std::string step_to_text(const Step& step) {

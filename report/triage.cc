@@ -15,6 +15,7 @@
 
 #include "detect/checker.h"
 #include "detect/saved_run.h"
+#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "minimize/history_minimizer.h"
 #include "minimize/target_minimizer.h"
@@ -285,6 +286,8 @@ std::vector<std::string> collect_inputs(const std::vector<std::string>& paths) {
         if (it->is_directory(error)) it.disable_recursion_pending();
         continue;
       }
+      // A file another process is still writing (history/atomic_file.h) is not an input yet.
+      if (history::is_temporary_file_name(name)) continue;
       if (it->is_regular_file(error)) found.push_back(it->path().string());
     }
     if (error) out.push_back(path);  // reported as unreadable when opened

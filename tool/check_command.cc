@@ -10,10 +10,13 @@
 #include "history/formats.h"
 #include "tool/commands.h"
 #include "tool/input.h"
+#include "tool/limits.h"
 #include "tool/verdict_json.h"
 
 namespace linfault::tool {
 namespace {
+
+constexpr std::size_t kLargestMemoryLimitMb = std::size_t{1} << 30;  // a petabyte
 
 struct CheckArguments {
   std::string file;
@@ -28,13 +31,16 @@ struct CheckArguments {
 };
 
 void run_check(const CheckArguments& args) {
+  start_process_limits({args.timeout_seconds, args.memory_limit_mb << 20, args.file, args.json});
+  set_phase("reading the input");
   const Input input = load_input(args.file, args.format, args.model);
   const history::LoadedHistory& loaded = input.loaded;
   const std::string& model = input.model;
 
+  set_phase("checking");
   detect::CheckOptions options;
-  options.timeout_seconds = args.timeout_seconds;
-  options.memory_limit_bytes = args.memory_limit_mb * 1024 * 1024;
+  options.timeout_seconds = seconds_left();
+  options.memory_limit_bytes = heap_bytes_left();
   options.partition = !args.no_partition;
   options.want_witness = args.witness;
   // Monitors give no witness: with --witness, auto means the search.
@@ -42,6 +48,7 @@ void run_check(const CheckArguments& args) {
                                 ? detect::Algo::kSearch
                                 : *detect::parse_algo_name(args.algo);
   const detect::Verdict verdict = detect::check_auto(model, loaded.history, options, algo);
+  set_phase(nullptr);
 
   if (args.json) {
     nlohmann::json out = verdict_to_json(verdict, loaded.history, args.witness);
@@ -70,11 +77,12 @@ void add_check_command(CLI::App& app) {
   check
       ->add_option("-t,--timeout", args->timeout_seconds,
                    "Give up after S seconds with verdict `unknown` (exit 2); 0: no limit")
-      ->check(CLI::NonNegativeNumber)
       ->option_text("S");
   check
       ->add_option("--memory-limit", args->memory_limit_mb,
-                   "Give up when the search memo exceeds MB megabytes (exit 2); 0: no limit")
+                   "Give up with verdict `unknown` (exit 2) when the process's heap, reading "
+                   "included, would exceed MB megabytes; 0: no limit")
+      ->check(CLI::Range(std::size_t{0}, kLargestMemoryLimitMb))
       ->option_text("MB");
   check->add_flag("--no-partition", args->no_partition,
                   "Check keyed models (kv, set) as one history instead of one key at a time");

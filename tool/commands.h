@@ -56,6 +56,14 @@ void set_tool_name(std::string_view name);
 const targets::Target& find_target(const std::string& name, const std::string& file = "",
                                    const std::string& written_by = "");
 
+// Adds to every number option of `app` and its subcommands the checks CLI11 does not make: an
+// unsigned option takes only decimal digits that fit (no "-5", no silent saturation), a
+// floating-point one (seconds, fractions: none of them may be negative) only a finite number in
+// [0, kLargestNumberOption] (no "nan", which would disable a limit). Violations are usage errors
+// (exit 64).
+inline constexpr double kLargestNumberOption = 1e9;
+void validate_number_options(CLI::App& app);
+
 void add_check_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_targets_command(CLI::App& app);

@@ -1,11 +1,13 @@
 // `linfault gen --model M --ops N --threads T [--violation] [--seed S] -o FILE`: writes a random
 // history of a set, stack, queue, priority queue or snapshot (spec/generator.h).
 
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
+#include "history/atomic_file.h"
 #include "history/json_format.h"
 #include "spec/generator.h"
 #include "tool/commands.h"
@@ -26,12 +28,16 @@ void run_gen(const GenArguments& args) {
   } catch (const spec::GeneratorError& e) {
     throw UsageError(e.what());
   }
-  std::ofstream file;
+  // A file appears complete or not at all, even if gen is killed mid-write.
+  std::optional<history::AtomicFileWriter> file;
   if (args.output != "-") {
-    file.open(args.output);
-    if (!file) throw UsageError(args.output + ": cannot open for writing");
+    try {
+      file.emplace(args.output);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
   }
-  std::ostream& out = args.output == "-" ? std::cout : file;
+  std::ostream& out = file ? file->stream() : std::cout;
   try {
     if (args.format == "fastlin") {
       spec::write_fastlin(out, generated.history, args.options.model);
@@ -48,6 +54,13 @@ void run_gen(const GenArguments& args) {
   }
   out.flush();
   if (!out) throw UsageError(args.output + ": write failed");
+  if (file) {
+    try {
+      file->commit();
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+  }
   std::ostream& note = args.output == "-" ? std::cerr : std::cout;
   note << "linfault gen: " << generated.history.size() << " " << args.options.model
        << " operations, " << args.options.threads << " threads"

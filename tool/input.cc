@@ -1,5 +1,6 @@
 #include "tool/input.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -20,12 +21,30 @@ std::string model_name_list() {
 
 namespace {
 
-// A run saved by `linfault detect --out` (docs/formats.md, "Saved runs"): a JSON object tagged
-// "saved-run". Only consulted when the file did not read as a history.
-bool is_saved_run(const std::string& file) {
-  std::ifstream in(file);
+bool is_model_name(std::string_view name) {
+  const std::vector<std::string_view> names = spec::model_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// What a JSON file that did not read as a history declares itself to be ("saved-run",
+// "test-case", ...), or "" when it is not a JSON object with a "linfault" string.
+std::string json_document_kind(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.value("linfault", "") == "saved-run";
+  if (!doc.is_object()) return "";
+  const auto kind = doc.find("linfault");
+  return kind != doc.end() && kind->is_string() ? kind->get<std::string>() : "";
+}
+
+// The line of the file's first `"model"` key (its JSON forms are the only ones that name a model
+// freely), for the message; 0 when not found.
+std::uint32_t line_of_model_field(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  for (std::uint32_t number = 1; std::getline(in, line); ++number) {
+    if (line.find("\"model\"") != std::string::npos) return number;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -34,17 +53,31 @@ Input load_input(const std::string& file, const std::string& format_name,
                  const std::string& model) {
   const std::optional<history::Format> format = history::parse_format_name(format_name);
   if (!format) throw UsageError("unknown format '" + format_name + "'");
+  if (!model.empty() && !is_model_name(model)) {
+    throw UsageError("unknown model '" + model + "' (known models: " + model_name_list() + ")");
+  }
   Input input;
   try {
     input.loaded = file == "-" ? history::load_history(std::cin, "<stdin>", *format)
                                : history::load_history_file(file, *format);
+  } catch (const history::OpenError&) {
+    throw;
   } catch (const history::InputError&) {
     const bool json_allowed =
         *format == history::Format::kAuto || *format == history::Format::kJson;
-    if (file == "-" || !json_allowed || !is_saved_run(file)) throw;
-    input.saved_run = detect::read_saved_run(file);
-    input.loaded = history::LoadedHistory{input.saved_run->history, history::Format::kJson,
-                                          input.saved_run->model};
+    if (file == "-" || !json_allowed) throw;
+    const std::string kind = json_document_kind(file);
+    if (kind == "saved-run") {
+      input.saved_run = detect::read_saved_run(file);
+      input.loaded = history::LoadedHistory{input.saved_run->history, history::Format::kJson,
+                                            input.saved_run->model};
+    } else if (kind == "test-case") {
+      input.test_case = minimize::read_test_case(file);
+      input.loaded = history::LoadedHistory{input.test_case->history, history::Format::kJson,
+                                            input.test_case->model};
+    } else {
+      throw;
+    }
   }
   input.model = model;
   if (input.model.empty()) {
@@ -54,6 +87,11 @@ Input load_input(const std::string& file, const std::string& format_name,
                        model_name_list() + ")");
     }
     input.model = *input.loaded.model;
+    if (!is_model_name(input.model)) {
+      throw history::InputError(
+          file, file == "-" ? 0 : line_of_model_field(file),
+          "unknown model '" + input.model + "' (known models: " + model_name_list() + ")");
+    }
   }
   return input;
 }

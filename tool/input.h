@@ -3,8 +3,10 @@
 // Shared by the commands that take a HISTORY argument (check, localize, minimize): the format is
 // recognized by content unless given, and the model defaults to the one the file implies (a
 // fastlin header, the etcd log's cas-register, ...); when the file implies none and no --model is
-// given, a UsageError lists the model names. A run saved by `linfault detect --out` is accepted
-// too: its recorded history and its target's model are used.
+// given, a UsageError lists the model names. A run saved by `linfault detect --out` and a test
+// case (`linfault minimize --save`, `linfault run --save`) are accepted too: their failing history
+// and their model are used. A model name that is not built in is an error naming the file when
+// the file gave it (InputError, exit 65), a usage error when --model did.
 //
 // Thread-safety: pure functions (they read files).
 //
@@ -19,6 +21,7 @@
 
 #include "detect/saved_run.h"
 #include "history/formats.h"
+#include "minimize/test_case.h"
 
 namespace linfault::tool {
 
@@ -27,6 +30,8 @@ struct Input {
   std::string model;  // the --model given, else the one the file implies
   // Set when the file is a run saved by `linfault detect` (its target, workload and schedule).
   std::optional<detect::SavedRun> saved_run;
+  // Set when the file is a test case (minimize/test_case.h).
+  std::optional<minimize::TestCase> test_case;
 };
 
 // `file` "-" reads standard input. Throws history::OpenError / InputError / UsageError.

@@ -7,6 +7,7 @@
 #include "localize/localize.h"
 #include "tool/commands.h"
 #include "tool/input.h"
+#include "tool/limits.h"
 #include "tool/verdict_json.h"
 
 namespace linfault::tool {
@@ -28,11 +29,15 @@ nlohmann::json order_to_json(const history::History& h,
 }
 
 void run_localize(const LocalizeArguments& args) {
+  start_process_limits({args.timeout_seconds, 0, args.file, args.json});
+  set_phase("reading the input");
   const Input input = load_input(args.file, args.format, args.model);
   const history::History& h = input.loaded.history;
+  set_phase("localizing");
   detect::CheckOptions options;
-  options.timeout_seconds = args.timeout_seconds;
+  options.timeout_seconds = seconds_left();
   const localize::Localization loc = localize::localize(input.model, h, options);
+  set_phase(nullptr);
   const bool violation = loc.verdict.result == detect::Result::kViolation;
 
   if (args.json) {
@@ -91,7 +96,6 @@ void add_localize_command(CLI::App& app) {
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("-t,--timeout", args->timeout_seconds, "Give up after S seconds (exit 2)")
-      ->check(CLI::NonNegativeNumber)
       ->option_text("S");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->footer(

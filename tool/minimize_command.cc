@@ -1,6 +1,7 @@
 // `linfault minimize FILE`: the smallest failing test case (Ps, Pc, Pr).
-//   - FILE is a run saved by `linfault detect`, or --target T is given: target-level
-//     minimization, re-executing every candidate on the object (minimize/target_minimizer.h);
+//   - FILE is a run saved by `linfault detect` or a target-level test case, or --target T is
+//     given: target-level minimization, re-executing every candidate on the object
+//     (minimize/target_minimizer.h);
 //   - otherwise history-level minimization of the recorded history (the smallest failing
 //     sub-history, with observed results; minimize/history_minimizer.h).
 
@@ -15,6 +16,7 @@
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/input.h"
+#include "tool/limits.h"
 #include "tool/progress.h"
 #include "tool/test_case_output.h"
 #include "tool/verdict_json.h"
@@ -48,10 +50,17 @@ std::string guarantee_of(const minimize::HistoryMinimization& m) {
 
 // Target-level: the saved run's target, or --target for a history recorded some other way.
 void minimize_on_target(const MinimizeArguments& args, const Input& input) {
-  const std::string target_name = args.target.empty() ? input.saved_run->target : args.target;
+  std::string target_name = args.target;
+  if (target_name.empty()) {
+    target_name = input.saved_run ? input.saved_run->target : *input.test_case->target;
+  }
   const targets::Target& target = find_target(target_name);
   if (input.saved_run && input.saved_run->target != target.name) {
     throw UsageError(args.file + ": the run was saved from target " + input.saved_run->target +
+                     ", not " + target.name);
+  }
+  if (input.test_case && input.test_case->target && *input.test_case->target != target.name) {
+    throw UsageError(args.file + ": the test case is of target " + *input.test_case->target +
                      ", not " + target.name);
   }
   if (input.model != target.model) {
@@ -63,7 +72,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
                                input.saved_run->outcome != dpct::RunOutcome::kOk;
   if (!outcome_failure) {
     detect::CheckOptions check;
-    check.timeout_seconds = args.timeout_seconds;
+    check.timeout_seconds = seconds_left();
     const detect::Verdict verdict = detect::check_history(input.model, input.loaded.history, check);
     if (verdict.result != detect::Result::kViolation) {
       if (args.json) {
@@ -78,7 +87,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
     }
   }
   minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
-  options.timeout_seconds = args.timeout_seconds;
+  options.timeout_seconds = seconds_left();
   options.step_estimator = minimize::tree_step_estimators();
   ProgressLine progress;
   options.progress = [&progress](const std::string& line) { progress.note(line); };
@@ -91,6 +100,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
     throw history::InputError(args.file, 0, e.what());
   }
   progress.finish();
+  set_phase(nullptr);
   const std::string written = save_test_case_files(m, args.test_case);
   if (args.json) {
     nlohmann::json out = minimize::minimization_to_json(m, tool_name());
@@ -105,8 +115,13 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
 }
 
 void run_minimize(const MinimizeArguments& args) {
+  start_process_limits({args.timeout_seconds, 0, args.file, args.json});
+  set_phase("reading the input");
   const Input input = load_input(args.file, args.format, args.model);
-  if (input.saved_run || !args.target.empty()) minimize_on_target(args, input);
+  set_phase("minimizing");
+  if (input.saved_run || !args.target.empty() || (input.test_case && input.test_case->target)) {
+    minimize_on_target(args, input);
+  }
   if (!args.test_case.gtest.empty()) {
     throw UsageError(
         "--gtest needs a target to re-execute: give --target T or a run saved by "
@@ -114,8 +129,9 @@ void run_minimize(const MinimizeArguments& args) {
   }
   const history::History& h = input.loaded.history;
   minimize::HistoryMinimizerOptions options;
-  options.timeout_seconds = args.timeout_seconds;
+  options.timeout_seconds = seconds_left();
   const minimize::HistoryMinimization m = minimize::minimize_history(input.model, h, options);
+  set_phase(nullptr);
 
   if (m.original.result != detect::Result::kViolation) {
     if (args.json) {
@@ -130,6 +146,17 @@ void run_minimize(const MinimizeArguments& args) {
   }
   minimize::TestCase tc = minimize::test_case_from_history(input.model, m.minimal, m.culprit);
   tc.guarantee = guarantee_of(m);
+  tc.tool = tool_name();
+  std::string written;
+  if (!args.test_case.save.empty()) {
+    try {
+      minimize::write_test_case(tc, args.test_case.save);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--save ") + e.what());
+    }
+    written = "test case written to " + args.test_case.save + " (check it with `" + tool_name() +
+              " check " + args.test_case.save + "`)\n";
+  }
   if (args.json) {
     nlohmann::json out = minimize::test_case_to_json(tc);
     out["file"] = args.file;
@@ -149,7 +176,7 @@ void run_minimize(const MinimizeArguments& args) {
       std::cout << " #" << i;
       if (h.op(i).source.call_line) std::cout << "@" << h.op(i).source.call_line;
     }
-    std::cout << "\n";
+    std::cout << "\n" << written;
   }
   throw CLI::RuntimeError(kExitViolation);
 }

@@ -18,6 +18,7 @@
 #include "detect/driver.h"
 #include "detect/saved_run.h"
 #include "dpct/replay_scheduler.h"
+#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "history/json_format.h"
 #include "minimize/gtest_emitter.h"
@@ -113,10 +114,11 @@ void write_gtest(const ReplayArguments& args, const minimize::TestCase& test_cas
                  std::ostream& out) {
   if (args.gtest.empty()) return;
   const std::string text = minimize::emit_gtest(test_case);
-  std::ofstream file(args.gtest);
-  file << text;
-  file.close();
-  if (!file) throw UsageError("--gtest " + args.gtest + ": cannot write");
+  try {
+    history::write_file_atomically(args.gtest, text);
+  } catch (const std::runtime_error& e) {
+    throw UsageError("--gtest " + std::string(e.what()));
+  }
   out << "GoogleTest file written to " << args.gtest
       << " (link it with linfault_targets, linfault_dpct, linfault_detect, GTest::gtest_main)\n";
 }

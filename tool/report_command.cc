@@ -11,6 +11,7 @@
 
 #include "detect/checker.h"
 #include "detect/monitors/monitor.h"
+#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "minimize/test_case.h"
 #include "report/report.h"
@@ -184,11 +185,13 @@ report::Report from_history(const ReportArguments& args) {
   return r;
 }
 
+// A report killed mid-write leaves the previous file, never a partial one.
 void write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-  out.close();
-  if (!out) throw UsageError(path + ": cannot write");
+  try {
+    history::write_file_atomically(path, content);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 void run_report(const ReportArguments& args) {

@@ -1,8 +1,13 @@
 // The `linfault` tool as a function (<linfault/tool.h>): every command, for the built-in
 // targets and those the program registers (tools built with linfault_add_tool).
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +16,7 @@
 #include "linfault/tool.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
+#include "tool/limits.h"
 
 namespace linfault {
 
@@ -44,12 +50,61 @@ const targets::Target& find_target(const std::string& name, const std::string& f
   }
 }
 
+namespace {
+
+// An unsigned option's text must be plain decimal digits that fit in 64 bits: CLI11 would wrap
+// "-5" around and saturate "99999999999999999999".
+std::string check_unsigned_text(const std::string& text) {
+  if (text.empty()) return "expected a non-negative integer";
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text[0] == '-' || text[0] == '+' || error == std::errc::invalid_argument ||
+      end != text.data() + text.size()) {
+    return "'" + text + "' is not a non-negative integer";
+  }
+  if (error == std::errc::result_out_of_range) return "'" + text + "' is too large";
+  return "";
+}
+
+// A number option must be finite and of a sane magnitude (seconds, fractions): "nan" would
+// disable a limit, "inf" or 1e300 seconds overflow the clocks.
+std::string check_float_text(const std::string& text) {
+  if (text == "nan" || text == "inf" || text == "-inf") {
+    return "'" + text + "' is not a finite number";
+  }
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  // Decimal only: strtod would also take hexadecimal ("0x10") and "infinity".
+  if (text.empty() || end != text.c_str() + text.size() ||
+      text.find_first_not_of("0123456789.eE+-") != std::string::npos) {
+    return "'" + text + "' is not a decimal number";
+  }
+  if (!std::isfinite(value)) return "'" + text + "' is not a finite number";
+  if (value < 0) return "'" + text + "' is negative";
+  if (value > kLargestNumberOption) return "'" + text + "' is too large (at most 1e9)";
+  return "";
+}
+
+}  // namespace
+
+void validate_number_options(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    // "UINT", or "UINT:POSITIVE" once a validator is attached.
+    const std::string type = option->get_type_name();
+    if (type.starts_with("UINT"))
+      option->check(CLI::Validator(check_unsigned_text, "", "unsigned"));
+    if (type.starts_with("FLOAT")) option->check(CLI::Validator(check_float_text, "", "finite"));
+  }
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
+    validate_number_options(*command);
+}
+
 }  // namespace tool
 
 namespace {
 
 int report(const std::string& message, int code) {
-  std::cerr << tool::tool_name() << ": " << message << "\n";
+  std::cerr << tool::tool_name() << ": " << history::printable(message) << "\n";
   return code;
 }
 
@@ -83,6 +138,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
   tool::add_run_command(app);
   tool::add_report_command(app);
   tool::add_triage_command(app);
+  tool::validate_number_options(app);
 
   try {
     app.parse(argc, argv);
@@ -100,6 +156,10 @@ int tool_main(int argc, char** argv, std::string_view name) {
     return report(e.what(), tool::kExitNoInput);
   } catch (const history::InputError& e) {
     return report(e.what(), tool::kExitDataError);
+  } catch (const std::bad_alloc& e) {
+    if (tool::memory_limit_reached())
+      return report(tool::memory_limit_message(), tool::kExitUnknown);
+    return report(std::string("internal error: ") + e.what(), tool::kExitInternal);
   } catch (const std::exception& e) {
     return report(std::string("internal error: ") + e.what(), tool::kExitInternal);
   }

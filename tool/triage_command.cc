@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/value.h"
 #include "minimize/pipeline.h"
 #include "minimize/test_case.h"
 #include "report/triage.h"
@@ -77,7 +78,9 @@ nlohmann::json result_json(const report::TriageResult& r) {
           {"unreadable_inputs", unreadable}};
 }
 
-void print_text(std::ostream& out, const report::TriageResult& r) {
+// The summary and groups go to `out`; the inputs that could not be read to `errors`, one
+// "file:line: problem" per line, like every other error.
+void print_text(std::ostream& out, std::ostream& errors, const report::TriageResult& r) {
   out << r.entries.size() << " inputs: " << r.failing << " failing in " << r.groups.size()
       << (r.groups.size() == 1 ? " group" : " groups") << ", " << r.passing << " passing, "
       << r.unknown << " unknown, " << r.unreadable << " unreadable ("
@@ -103,14 +106,11 @@ void print_text(std::ostream& out, const report::TriageResult& r) {
       }
     }
   }
-  bool header = false;
   for (const report::TriageEntry& e : r.entries) {
     if (e.status != report::TriageStatus::kUnreadable) continue;
-    if (!header) out << "\nunreadable:\n";
-    header = true;
-    out << "  " << e.message << "\n";
+    errors << tool_name() << " triage: " << history::printable(e.message) << "\n";
   }
-  header = false;
+  bool header = false;
   for (const report::TriageEntry& e : r.entries) {
     if (e.status != report::TriageStatus::kUnknown) continue;
     if (!header) out << "\nunknown (a limit was hit):\n";
@@ -142,7 +142,7 @@ void run_triage(const TriageArguments& args) {
   if (args.json) {
     std::cout << result_json(result).dump() << std::endl;
   } else {
-    print_text(std::cout, result);
+    print_text(std::cout, std::cerr, result);
   }
   throw CLI::RuntimeError(result.exit_code());
 }
