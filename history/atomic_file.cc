@@ -1,11 +1,14 @@
 #include "history/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -33,19 +36,67 @@ void write_all(int fd, std::string_view text, const std::filesystem::path& path)
   }
 }
 
+// The process id of a temporary's writer, or 0 when `filename` is not a temporary.
+pid_t temporary_writer(std::string_view filename) {
+  constexpr std::string_view marker = ".tmp.";
+  if (filename.size() < 2 || filename[0] != '.') return 0;
+  const std::size_t at = filename.rfind(marker);
+  if (at == std::string_view::npos || at < 2) return 0;
+  const std::string_view numbers = filename.substr(at + marker.size());
+  const std::size_t dot = numbers.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == numbers.size()) return 0;
+  const auto all_digits = [](std::string_view text) {
+    return !text.empty() && text.size() <= 18 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!all_digits(numbers.substr(0, dot)) || !all_digits(numbers.substr(dot + 1))) return 0;
+  const long long pid = std::stoll(std::string(numbers.substr(0, dot)));
+  return pid > 0 && pid <= std::numeric_limits<pid_t>::max() ? static_cast<pid_t>(pid) : 0;
+}
+
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+bool is_atomic_temporary(std::string_view filename) { return temporary_writer(filename) != 0; }
+
+std::size_t remove_stale_temporaries(const std::filesystem::path& directory) {
+  std::size_t removed = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+       it.increment(error)) {
+    const pid_t writer = temporary_writer(it->path().filename().string());
+    if (writer == 0) continue;
+    // Alive (or not ours to signal): leave it; ESRCH: the writer is gone.
+    if (writer != ::getpid() && ::kill(writer, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      if (std::filesystem::remove(it->path(), ignored)) ++removed;
+    }
+  }
+  return removed;
+}
+
+void flush_file_system(const std::filesystem::path& directory) {
+  const std::filesystem::path dir = directory.empty() ? std::filesystem::path(".") : directory;
+  if (const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    ::syncfs(fd);
+    ::close(fd);
+  }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           Durability durability) {
+  const bool durable = durability == Durability::kDurable;
   static std::atomic<std::uint64_t> temporaries{0};
-  std::filesystem::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(temporaries++);
+  const std::filesystem::path temporary =
+      path.parent_path() / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) +
+                            "." + std::to_string(temporaries++));
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) write_error(path, "cannot create " + temporary.string(), errno);
   std::error_code ec;
   try {
     try {
       write_all(fd, text, temporary);
-      if (::fsync(fd) != 0) write_error(path, "cannot flush " + temporary.string(), errno);
+      if (durable && ::fsync(fd) != 0)
+        write_error(path, "cannot flush " + temporary.string(), errno);
     } catch (...) {
       ::close(fd);
       throw;
@@ -57,6 +108,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
     std::filesystem::remove(temporary, ec);
     throw;
   }
+  if (!durable) return;
   // Makes the rename itself durable; failing to is not an error (some file systems refuse it).
   const std::filesystem::path directory =
       path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();

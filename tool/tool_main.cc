@@ -83,6 +83,8 @@ int tool_main(int argc, char** argv, std::string_view name) {
   tool::add_run_command(app);
   tool::add_report_command(app);
   tool::add_triage_command(app);
+  tool::add_verify_command(app);
+  tool::add_merge_command(app);
 
   try {
     app.parse(argc, argv);
