@@ -285,6 +285,8 @@ std::vector<std::string> collect_inputs(const std::vector<std::string>& paths) {
         if (it->is_directory(error)) it.disable_recursion_pending();
         continue;
       }
+      // A campaign's summary (`detect --out`, docs/scale-out.md) is not an input.
+      if (name == "summary.json") continue;
       if (it->is_regular_file(error)) found.push_back(it->path().string());
     }
     if (error) out.push_back(path);  // reported as unreadable when opened

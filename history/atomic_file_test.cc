@@ -1,0 +1,77 @@
+#include "history/atomic_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace linfault::history {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AtomicFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("linfault_atomic_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void touch(const std::string& name) { std::ofstream(dir_ / name) << "x"; }
+  fs::path dir_;
+};
+
+TEST_F(AtomicFileTest, WritesTheWholeTextAndLeavesNoTemporary) {
+  for (Durability durability : {Durability::kDurable, Durability::kProcessSafe}) {
+    write_file_atomically(dir_ / "a.json", "{\"n\": 1}\n", durability);
+    write_file_atomically(dir_ / "a.json", "{\"n\": 2}\n", durability);  // replaced
+    std::ifstream in(dir_ / "a.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "{\"n\": 2}\n");
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      ++files;
+      EXPECT_EQ(entry.path().filename(), "a.json");
+    }
+    EXPECT_EQ(files, 1u);
+  }
+  EXPECT_THROW(write_file_atomically(dir_ / "missing" / "a.json", "x"), std::runtime_error);
+}
+
+TEST_F(AtomicFileTest, TemporariesAreHiddenAndRecognized) {
+  EXPECT_TRUE(is_atomic_temporary(".t-1.json.tmp.123.0"));
+  EXPECT_TRUE(is_atomic_temporary(".summary.json.tmp.99999.17"));
+  for (const char* name : {"t-1.json", "t-1.json.tmp.123.0", ".t-1.json.tmp.123", ".t.tmp.x.1",
+                           ".t.tmp.1.", ".tmp.1.2", ".t.tmp.0.1", ".hidden.json"}) {
+    EXPECT_FALSE(is_atomic_temporary(name)) << name;
+  }
+}
+
+TEST_F(AtomicFileTest, RemovesOnlyTheTemporariesOfWritersThatAreGone) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // reaped: its id names no process now
+  const std::string dead = ".r.json.tmp." + std::to_string(child) + ".0";
+  const std::string alive = ".r.json.tmp." + std::to_string(::getpid()) + ".0";
+  touch(dead);
+  touch(alive);
+  touch("r.json");
+  touch(".r.json.tmp.x");  // not a temporary's name: left alone
+  EXPECT_EQ(remove_stale_temporaries(dir_), 1u);
+  EXPECT_FALSE(fs::exists(dir_ / dead));
+  EXPECT_TRUE(fs::exists(dir_ / alive));
+  EXPECT_TRUE(fs::exists(dir_ / "r.json"));
+  EXPECT_TRUE(fs::exists(dir_ / ".r.json.tmp.x"));
+  EXPECT_EQ(remove_stale_temporaries(dir_ / "no such directory"), 0u);
+}
+
+}  // namespace
+}  // namespace linfault::history
