@@ -251,7 +251,7 @@ pid_t spawn(const std::vector<std::string>& args) {
 TEST_F(ShardCliTest, DetectKilledAtAnyMomentLeavesOnlyFilesThatParse) {
   const fs::path out = dir_ / "runs";
   const std::vector<std::string> args = {
-      "detect",      "--target", "treiber_stack_buggy", "--threads", "2",      "--ops", "6",
+      "detect",      "--target", "treiber_stack_buggy", "--threads", "3",      "--ops", "40",
       "--scheduler", "pct",      "--histories",         "1000000",   "--jobs", "2",     "--out",
       out.string()};
   std::mt19937 random(20261124);  // fixed: a failure reruns the same moments
