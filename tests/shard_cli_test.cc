@@ -229,6 +229,11 @@ TEST_F(ShardCliTest, RunShardsMergeIntoTheUnshardedRunsFailureAndFiles) {
   got.erase("testcase.json");
   expected.erase("testcase.json");
   EXPECT_EQ(got, expected);  // the failing run and the GoogleTest repro, byte for byte
+
+  // The minimized test case still fails on this build: `verify` says so.
+  const RunResult verify = run("verify " + quoted(dir_ / "merged" / "testcase.json"));
+  EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("FAILS"), std::string::npos) << verify.out;
 }
 
 // Starts `linfault args...` with its output discarded; returns its process id.
