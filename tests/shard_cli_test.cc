@@ -304,5 +304,46 @@ TEST_F(ShardCliTest, DetectKilledAtAnyMomentLeavesOnlyFilesThatParse) {
   }
 }
 
+TEST_F(ShardCliTest, RunKilledAtAnyMomentLeavesOnlyWholeFiles) {
+  const fs::path out = dir_ / "repro";
+  const std::vector<std::string> args = {
+      "run",   "--target", "treiber_stack_buggy", "--threads", "2",
+      "--ops", "8",        "--scheduler",         "pct",       "--seed",
+      "5",     "--out",    out.string()};
+  // Once: what a finished run writes.
+  int status = 0;
+  const pid_t whole = spawn(args);
+  ASSERT_EQ(::waitpid(whole, &status, 0), whole);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+  const auto finished = files_of(out);
+  ASSERT_EQ(finished.size(), 4u);  // the saved run, testcase.json, the repro, summary.json
+  fs::remove_all(out);
+
+  std::mt19937 random(7);
+  std::size_t files = 0;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    const int delay_ms = std::uniform_int_distribution<int>(5, 400)(random);
+    const pid_t pid = spawn(args);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);  // it may have finished already
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    if (!fs::exists(out)) continue;
+    for (const auto& [name, bytes] : files_of(out)) {
+      if (history::is_atomic_temporary(name)) continue;
+      ++files;
+      // Every file is the finished run's, whole (runs are deterministic).
+      ASSERT_TRUE(finished.count(name)) << name;
+      if (name == "testcase.json") {
+        EXPECT_NO_THROW(nlohmann::json::parse(bytes)) << name;  // its times differ
+      } else {
+        EXPECT_EQ(bytes, finished.at(name)) << name << " after " << delay_ms << " ms";
+      }
+    }
+    fs::remove_all(out);
+  }
+  std::printf("run killed 6 times: %zu files left, each whole\n", files);
+}
+
 }  // namespace
 }  // namespace linfault::tests
