@@ -169,6 +169,9 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   if (options.ops_per_thread == 0) reject("--ops must be at least 1");
   if (options.histories == 0) reject("--histories must be at least 1");
   if (options.jobs == 0) reject("--jobs must be at least 1");
+  if (options.shard_count == 0 || options.shard_index >= options.shard_count) {
+    reject("--shard: the index must be below the count (0 <= i < N)");
+  }
   if (options.depth == 0) reject("--depth must be at least 1");
   if (options.heuristic && options.round_ops == 0) reject("--round-ops must be at least 1");
   if (options.workload) {
@@ -281,29 +284,39 @@ std::vector<const SavedRun*> DetectionReport::failing_runs() const {
   return runs;
 }
 
+std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count) {
+  if (count == 0 || index >= histories) return 0;
+  return (histories - 1 - index) / count + 1;
+}
+
 DetectionReport run_detection(const targets::Target& target, const DriverOptions& options,
                               const ProgressCallback& progress) {
   validate(target, options);
   const Clock::time_point start = Clock::now();
   const Plan plan = make_plan(target, options);
+  const std::uint64_t histories =
+      shard_size(options.histories, options.shard_index, options.shard_count);
 
   DetectionReport report;
   report.target = target.name;
   report.scheduler = plan.description;
-  report.histories = options.histories;
-  report.results.resize(options.histories);
+  report.histories = histories;
+  if (!options.on_result) report.results.resize(histories);
 
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex mutex;  // guards `error` and the progress counters
+  std::mutex mutex;  // guards `error`, the report's counts and the callbacks
   std::exception_ptr error;
-  Progress counters{.total = options.histories};
+  std::optional<std::uint64_t> first_failing_index;  // global index
+  Progress counters{.total = histories};
 
   auto worker = [&] {
     dpct::Executor executor;
-    for (std::uint64_t i; !failed.load() && (i = next.fetch_add(1)) < options.histories;) {
+    for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
+      const std::uint64_t index = options.shard_index + j * options.shard_count;
+      HistoryResult result;
       try {
-        report.results[i] = run_history(executor, target, options, plan, options.seed + i);
+        result = run_history(executor, target, options, plan, options.seed + index);
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();
@@ -311,14 +324,36 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         return;
       }
       std::lock_guard lock(mutex);
-      ++counters.done;
-      if (report.results[i].result == Result::kViolation) ++counters.violations;
+      ++report.done;
+      report.total_ms += result.ms;
+      ++report.outcomes[static_cast<std::size_t>(result.outcome)];
+      if (result.result == Result::kViolation) {
+        ++report.violations;
+        if (!first_failing_index || index < *first_failing_index) {
+          first_failing_index = index;
+          report.first_failing_seed = result.seed;
+        }
+      } else if (result.result == Result::kUnknown) {
+        ++report.unknown;
+      }
+      try {
+        if (options.on_result) {
+          options.on_result(report, result);
+        } else {
+          report.results[j] = std::move(result);
+        }
+      } catch (...) {
+        if (!error) error = std::current_exception();
+        failed = true;
+        return;
+      }
+      counters.done = report.done;
+      counters.violations = report.violations;
       counters.elapsed_seconds = ms_since(start) / 1000;
       if (progress) progress(counters);
     }
   };
-  const unsigned jobs =
-      static_cast<unsigned>(std::min<std::uint64_t>(options.jobs, options.histories));
+  const unsigned jobs = static_cast<unsigned>(std::min<std::uint64_t>(options.jobs, histories));
   if (jobs <= 1) {
     worker();
   } else {
@@ -328,18 +363,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   }
   if (error) std::rethrow_exception(error);
 
-  double total_ms = 0;
-  for (const HistoryResult& result : report.results) {
-    total_ms += result.ms;
-    ++report.outcomes[static_cast<std::size_t>(result.outcome)];
-    if (result.result == Result::kViolation) {
-      ++report.violations;
-      if (!report.first_failing_seed) report.first_failing_seed = result.seed;
-    } else if (result.result == Result::kUnknown) {
-      ++report.unknown;
-    }
-  }
-  report.avg_ms = total_ms / static_cast<double>(options.histories);
+  report.avg_ms = histories > 0 ? report.total_ms / static_cast<double>(histories) : 0;
   report.wall_seconds = ms_since(start) / 1000;
   return report;
 }

@@ -20,8 +20,8 @@
 // pct or dpct) picks interleavings inside a round; RoundScheduler enforces the barriers.
 //
 // Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
-// seed alone, so results are the same for every `jobs`, and `--seed X --histories 1` reruns
-// history X. Pilot runs use seeds derived from `seed` only.
+// seed alone, so results are the same for every `jobs` and every shard split, and
+// `--seed X --histories 1` reruns history X. Pilot runs use seeds derived from `seed` only.
 //
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
 // counted as such and kept as a failing run; its (partial) history is still checked. A check
@@ -64,6 +64,23 @@ using StepEstimatorFactory =
 // detection rates it was chosen by).
 inline constexpr double kDefaultWriteBias = 0.5;
 
+// The result of one history.
+struct HistoryResult {
+  std::uint64_t seed = 0;
+  dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
+  Result result = Result::kUnknown;
+  double ms = 0;  // execution + check
+  // Set for failing runs: a violation, an unknown verdict or a non-ok outcome.
+  std::optional<SavedRun> saved;
+};
+
+struct DetectionReport;
+
+// Streaming: receives each history's result as it completes, with the report so far (its counts
+// include this result). Called under the driver's lock, in completion order, from the worker
+// threads; the result may be moved from.
+using ResultCallback = std::function<void(const DetectionReport& so_far, HistoryResult& result)>;
+
 struct DriverOptions {
   std::size_t threads = 2;          // N
   std::size_t ops_per_thread = 10;  // M
@@ -89,17 +106,19 @@ struct DriverOptions {
   // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then
   // ignored. Its calls must be methods of the target.
   std::optional<dpct::Workload> workload;
+  // A shard of the campaign (`--shard i/N`): only the histories whose index i (seed `seed + i`,
+  // 0 <= i < histories) has i mod shard_count == shard_index run. Every history's seed, workload
+  // and schedule stay those of the whole campaign (pilot runs included), so the shards together
+  // run exactly the histories of the unsharded campaign.
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  // When set, each result goes here as it completes and DetectionReport::results stays empty:
+  // memory no longer grows with the number of histories.
+  ResultCallback on_result;
 };
 
-// The result of one history.
-struct HistoryResult {
-  std::uint64_t seed = 0;
-  dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
-  Result result = Result::kUnknown;
-  double ms = 0;  // execution + check
-  // Set for failing runs: a violation, an unknown verdict or a non-ok outcome.
-  std::optional<SavedRun> saved;
-};
+// How many of `histories` indices the shard `index` of `count` selects.
+std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count);
 
 struct Progress {
   std::uint64_t done = 0;
@@ -111,15 +130,20 @@ using ProgressCallback = std::function<void(const Progress&)>;
 
 struct DetectionReport {
   std::string target;
-  std::string scheduler;  // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
-  std::uint64_t histories = 0;
+  std::string scheduler;        // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
+  std::uint64_t histories = 0;  // run by this shard (all of them when unsharded)
+  std::uint64_t done = 0;       // completed so far (== histories at the end)
   std::uint64_t violations = 0;
   std::uint64_t unknown = 0;
   std::array<std::uint64_t, 4> outcomes{};  // runs per dpct::RunOutcome
+  double total_ms = 0;                      // execution + check, summed over histories
   double avg_ms = 0;                        // per history, execution + check
   double wall_seconds = 0;
-  std::optional<std::uint64_t> first_failing_seed;  // smallest seed with a violation
-  std::vector<HistoryResult> results;               // by seed; `saved` set for failing runs
+  // The seed of the lowest-indexed history with a violation (the smallest seed, unless seeds
+  // wrap around 2^64).
+  std::optional<std::uint64_t> first_failing_seed;
+  // By seed; `saved` set for failing runs. Empty when DriverOptions::on_result is set.
+  std::vector<HistoryResult> results;
   // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed.
   std::vector<const SavedRun*> failing_runs() const;
 };

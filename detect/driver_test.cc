@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -80,6 +83,63 @@ TEST(DriverTest, ResultsDependOnTheSeedOnlyNotOnTheNumberOfJobs) {
   }
   EXPECT_EQ(one.violations, three.violations);
   EXPECT_EQ(one.first_failing_seed, three.first_failing_seed);
+}
+
+TEST(DriverTest, ShardsRunExactlyTheUnshardedHistoriesAndStreamThem) {
+  DriverOptions options = pct_options(23, 6);
+  const targets::Target& target = targets::find("treiber_stack_buggy");
+  const DetectionReport whole = run_detection(target, options);
+  ASSERT_GT(whole.violations, 0u);
+
+  // Three shards, streamed: together they give every history once, with the same result.
+  std::vector<HistoryResult> streamed;
+  std::uint64_t violations = 0;
+  std::optional<std::uint64_t> first_failing_seed;
+  for (std::uint64_t index = 0; index < 3; ++index) {
+    options.shard_index = index;
+    options.shard_count = 3;
+    options.on_result = [&](const DetectionReport& so_far, HistoryResult& result) {
+      EXPECT_EQ((result.seed - options.seed) % 3, index);
+      EXPECT_LE(so_far.done, so_far.histories);
+      streamed.push_back(std::move(result));
+    };
+    const DetectionReport shard = run_detection(target, options);
+    EXPECT_TRUE(shard.results.empty());  // nothing kept
+    EXPECT_EQ(shard.histories, shard_size(23, index, 3));
+    EXPECT_EQ(shard.done, shard.histories);
+    EXPECT_EQ(shard.scheduler, whole.scheduler);  // same pilot runs, same k
+    violations += shard.violations;
+    if (shard.first_failing_seed &&
+        (!first_failing_seed || *shard.first_failing_seed < *first_failing_seed)) {
+      first_failing_seed = shard.first_failing_seed;
+    }
+  }
+  EXPECT_EQ(violations, whole.violations);
+  EXPECT_EQ(first_failing_seed, whole.first_failing_seed);
+  ASSERT_EQ(streamed.size(), whole.results.size());
+  std::sort(streamed.begin(), streamed.end(),
+            [](const HistoryResult& a, const HistoryResult& b) { return a.seed < b.seed; });
+  for (std::size_t i = 0; i < streamed.size(); ++i) {
+    EXPECT_EQ(streamed[i].seed, whole.results[i].seed);
+    EXPECT_EQ(streamed[i].result, whole.results[i].result) << i;
+    ASSERT_EQ(streamed[i].saved.has_value(), whole.results[i].saved.has_value()) << i;
+    if (streamed[i].saved) {
+      EXPECT_TRUE(*streamed[i].saved == *whole.results[i].saved) << i;
+    }
+  }
+}
+
+TEST(DriverTest, ShardSizesCoverEveryHistoryOnce) {
+  EXPECT_EQ(shard_size(10, 0, 1), 10u);
+  EXPECT_EQ(shard_size(10, 0, 3), 4u);  // 0 3 6 9
+  EXPECT_EQ(shard_size(10, 1, 3), 3u);  // 1 4 7
+  EXPECT_EQ(shard_size(10, 2, 3), 3u);  // 2 5 8
+  EXPECT_EQ(shard_size(2, 5, 8), 0u);   // more shards than histories
+  EXPECT_EQ(shard_size(UINT64_MAX, UINT64_MAX - 1, UINT64_MAX), 1u);
+  DriverOptions options = pct_options(4, 3);
+  options.shard_index = 2;
+  options.shard_count = 2;
+  EXPECT_THROW(run_detection(targets::find("treiber_stack"), options), std::invalid_argument);
 }
 
 TEST(DriverTest, DpctWithoutAnEstimatorSaysItFellBackToPct) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "history/json_format.h"
 
@@ -230,11 +231,8 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
   return run;
 }
 
-void write_saved_run(const SavedRun& run, const std::string& path) {
-  std::ofstream out(path);
-  out << saved_run_to_json(run).dump(1) << "\n";
-  out.close();
-  if (!out) throw std::runtime_error(path + ": cannot write the saved run");
+void write_saved_run(const SavedRun& run, const std::string& path, history::Durability durability) {
+  history::write_file_atomically(path, saved_run_to_json(run).dump(1) + "\n", durability);
 }
 
 SavedRun read_saved_run(const std::string& path) {

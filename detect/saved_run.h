@@ -35,6 +35,7 @@
 #include "dpct/executor.h"
 #include "dpct/schedule.h"
 #include "dpct/workload.h"
+#include "history/atomic_file.h"
 #include "history/history.h"
 
 namespace linfault::detect {
@@ -88,8 +89,10 @@ dpct::Workload workload_from_json(const nlohmann::json& json, const std::string&
 // Throws history::InputError naming `origin` for a document that is not a valid saved run.
 SavedRun saved_run_from_json(const nlohmann::json& json, const std::string& origin);
 
-// Writes the JSON form (indented) to `path`; throws std::runtime_error when it cannot be written.
-void write_saved_run(const SavedRun& run, const std::string& path);
+// Writes the JSON form (indented) to `path` atomically (history/atomic_file.h: a reader or a kill
+// never sees a partial file); throws std::runtime_error when it cannot be written.
+void write_saved_run(const SavedRun& run, const std::string& path,
+                     history::Durability durability = history::Durability::kDurable);
 // Throws history::OpenError when `path` cannot be read and history::InputError when it is not a
 // saved run.
 SavedRun read_saved_run(const std::string& path);

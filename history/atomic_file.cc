@@ -1,11 +1,14 @@
 #include "history/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -13,34 +16,52 @@
 namespace linfault::history {
 namespace {
 
-constexpr std::string_view kTemporaryInfix = ".tmp.";
-
 [[noreturn]] void write_error(const std::filesystem::path& path, const std::string& what,
                               int error) {
   throw std::runtime_error(path.string() + ": " + what + ": " +
                            std::generic_category().message(error));
 }
 
-std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
-  static std::atomic<std::uint64_t> temporaries{0};
-  std::filesystem::path temporary = path;
-  temporary += std::string(kTemporaryInfix) + std::to_string(::getpid()) + "." +
-               std::to_string(temporaries++);
-  return temporary;
+void write_all(int fd, std::string_view text, const std::filesystem::path& path) {
+  const char* data = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      write_error(path, "cannot write", errno);
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
 }
 
-// fsync of the temporary, rename over `path`, fsync of the directory (best effort).
-void publish(const std::filesystem::path& temporary, const std::filesystem::path& path) {
-  const int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) write_error(path, "cannot reopen " + temporary.string(), errno);
-  const bool synced = ::fsync(fd) == 0;
-  const int sync_error = errno;
-  ::close(fd);
-  if (!synced) write_error(path, "cannot flush " + temporary.string(), sync_error);
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) write_error(path, "cannot rename " + temporary.string() + " to it", ec.value());
-  // Makes the rename itself durable; failing to is not an error (some file systems refuse it).
+// The process id of a temporary's writer, or 0 when `filename` is not a temporary.
+pid_t temporary_writer(std::string_view filename) {
+  constexpr std::string_view marker = ".tmp.";
+  if (filename.size() < 2 || filename[0] != '.') return 0;
+  const std::size_t at = filename.rfind(marker);
+  if (at == std::string_view::npos || at < 2) return 0;
+  const std::string_view numbers = filename.substr(at + marker.size());
+  const std::size_t dot = numbers.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == numbers.size()) return 0;
+  const auto all_digits = [](std::string_view text) {
+    return !text.empty() && text.size() <= 18 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!all_digits(numbers.substr(0, dot)) || !all_digits(numbers.substr(dot + 1))) return 0;
+  const long long pid = std::stoll(std::string(numbers.substr(0, dot)));
+  return pid > 0 && pid <= std::numeric_limits<pid_t>::max() ? static_cast<pid_t>(pid) : 0;
+}
+
+std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
+  static std::atomic<std::uint64_t> temporaries{0};
+  return path.parent_path() / ("." + path.filename().string() + ".tmp." +
+                               std::to_string(::getpid()) + "." + std::to_string(temporaries++));
+}
+
+// Makes a rename durable; failing to is not an error (some file systems refuse it).
+void flush_directory_of(const std::filesystem::path& path) {
   const std::filesystem::path directory =
       path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
   if (const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
@@ -51,16 +72,56 @@ void publish(const std::filesystem::path& temporary, const std::filesystem::path
 
 }  // namespace
 
-bool is_temporary_file_name(std::string_view file_name) {
-  const std::size_t infix = file_name.rfind(kTemporaryInfix);
-  if (infix == std::string_view::npos) return false;
-  std::string_view rest = file_name.substr(infix + kTemporaryInfix.size());
-  const std::size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == rest.size()) return false;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (i != dot && (rest[i] < '0' || rest[i] > '9')) return false;
+bool is_atomic_temporary(std::string_view filename) { return temporary_writer(filename) != 0; }
+
+std::size_t remove_stale_temporaries(const std::filesystem::path& directory) {
+  std::size_t removed = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+       it.increment(error)) {
+    const pid_t writer = temporary_writer(it->path().filename().string());
+    if (writer == 0) continue;
+    // Alive (or not ours to signal): leave it; ESRCH: the writer is gone.
+    if (writer != ::getpid() && ::kill(writer, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      if (std::filesystem::remove(it->path(), ignored)) ++removed;
+    }
   }
-  return true;
+  return removed;
+}
+
+void flush_file_system(const std::filesystem::path& directory) {
+  const std::filesystem::path dir = directory.empty() ? std::filesystem::path(".") : directory;
+  if (const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    ::syncfs(fd);
+    ::close(fd);
+  }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           Durability durability) {
+  const bool durable = durability == Durability::kDurable;
+  const std::filesystem::path temporary = temporary_path_for(path);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) write_error(path, "cannot create " + temporary.string(), errno);
+  std::error_code ec;
+  try {
+    try {
+      write_all(fd, text, temporary);
+      if (durable && ::fsync(fd) != 0)
+        write_error(path, "cannot flush " + temporary.string(), errno);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) write_error(path, "cannot close " + temporary.string(), errno);
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) write_error(path, "cannot rename " + temporary.string() + " to it", ec.value());
+  } catch (...) {
+    std::filesystem::remove(temporary, ec);
+    throw;
+  }
+  if (durable) flush_directory_of(path);
 }
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
@@ -82,20 +143,23 @@ void AtomicFileWriter::commit() {
     if (!out_) write_error(path_, "cannot write " + temporary_.string(), errno);
     out_.close();
     if (out_.fail()) write_error(path_, "cannot close " + temporary_.string(), errno);
-    publish(temporary_, path_);
-    committed_ = true;
+    const int fd = ::open(temporary_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) write_error(path_, "cannot reopen " + temporary_.string(), errno);
+    const bool synced = ::fsync(fd) == 0;
+    const int sync_error = errno;
+    ::close(fd);
+    if (!synced) write_error(path_, "cannot flush " + temporary_.string(), sync_error);
+    std::error_code ec;
+    std::filesystem::rename(temporary_, path_, ec);
+    if (ec) write_error(path_, "cannot rename " + temporary_.string() + " to it", ec.value());
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temporary_, ignored);
     committed_ = true;  // nothing left for the destructor to remove
     throw;
   }
-}
-
-void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
-  AtomicFileWriter writer(path);
-  writer.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
-  writer.commit();
+  committed_ = true;
+  flush_directory_of(path_);
 }
 
 }  // namespace linfault::history

@@ -1,13 +1,13 @@
 #include "history/atomic_file.h"
 
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace linfault::history {
 namespace {
@@ -17,80 +17,101 @@ namespace fs = std::filesystem;
 class AtomicFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 ("linfault-atomic-" + std::to_string(::getpid()) + "-" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(directory_);
-    fs::create_directories(directory_);
+    dir_ = fs::temp_directory_path() /
+           ("linfault_atomic_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
   }
-  void TearDown() override { fs::remove_all(directory_); }
-
-  static std::string contents(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(
-        std::distance(fs::directory_iterator(directory_), fs::directory_iterator()));
-  }
-
-  fs::path directory_;
+  void TearDown() override { fs::remove_all(dir_); }
+  void touch(const std::string& name) { std::ofstream(dir_ / name) << "x"; }
+  fs::path dir_;
 };
 
-TEST_F(AtomicFileTest, WritesAndReplacesWholeFiles) {
-  const fs::path path = directory_ / "out.json";
-  write_file_atomically(path, "first");
-  EXPECT_EQ(contents(path), "first");
-  write_file_atomically(path, "second, longer");
-  EXPECT_EQ(contents(path), "second, longer");
-  EXPECT_EQ(entries(), 1u);
+TEST_F(AtomicFileTest, WritesTheWholeTextAndLeavesNoTemporary) {
+  for (Durability durability : {Durability::kDurable, Durability::kProcessSafe}) {
+    write_file_atomically(dir_ / "a.json", "{\"n\": 1}\n", durability);
+    write_file_atomically(dir_ / "a.json", "{\"n\": 2}\n", durability);  // replaced
+    std::ifstream in(dir_ / "a.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "{\"n\": 2}\n");
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      ++files;
+      EXPECT_EQ(entry.path().filename(), "a.json");
+    }
+    EXPECT_EQ(files, 1u);
+  }
+  EXPECT_THROW(write_file_atomically(dir_ / "missing" / "a.json", "x"), std::runtime_error);
+}
+
+TEST_F(AtomicFileTest, TemporariesAreHiddenAndRecognized) {
+  EXPECT_TRUE(is_atomic_temporary(".t-1.json.tmp.123.0"));
+  EXPECT_TRUE(is_atomic_temporary(".summary.json.tmp.99999.17"));
+  for (const char* name : {"t-1.json", "t-1.json.tmp.123.0", ".t-1.json.tmp.123", ".t.tmp.x.1",
+                           ".t.tmp.1.", ".tmp.1.2", ".t.tmp.0.1", ".hidden.json"}) {
+    EXPECT_FALSE(is_atomic_temporary(name)) << name;
+  }
+}
+
+TEST_F(AtomicFileTest, RemovesOnlyTheTemporariesOfWritersThatAreGone) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // reaped: its id names no process now
+  const std::string dead = ".r.json.tmp." + std::to_string(child) + ".0";
+  const std::string alive = ".r.json.tmp." + std::to_string(::getpid()) + ".0";
+  touch(dead);
+  touch(alive);
+  touch("r.json");
+  touch(".r.json.tmp.x");  // not a temporary's name: left alone
+  EXPECT_EQ(remove_stale_temporaries(dir_), 1u);
+  EXPECT_FALSE(fs::exists(dir_ / dead));
+  EXPECT_TRUE(fs::exists(dir_ / alive));
+  EXPECT_TRUE(fs::exists(dir_ / "r.json"));
+  EXPECT_TRUE(fs::exists(dir_ / ".r.json.tmp.x"));
+  EXPECT_EQ(remove_stale_temporaries(dir_ / "no such directory"), 0u);
+}
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t entries(const fs::path& dir) {
+  return static_cast<std::size_t>(
+      std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 TEST_F(AtomicFileTest, AnUncommittedWriterLeavesThePreviousFileAndNoTemporary) {
-  const fs::path path = directory_ / "report.html";
+  const fs::path path = dir_ / "report.html";
   write_file_atomically(path, "good report");
   {
     AtomicFileWriter writer(path);
     writer.stream() << "half of a new rep";
-    EXPECT_EQ(entries(), 2u);  // the file and the temporary
+    EXPECT_EQ(entries(dir_), 2u);  // the file and the temporary
     EXPECT_EQ(contents(path), "good report");
   }
   EXPECT_EQ(contents(path), "good report");
-  EXPECT_EQ(entries(), 1u);
+  EXPECT_EQ(entries(dir_), 1u);
 }
 
 TEST_F(AtomicFileTest, CommitPublishesTheStreamedText) {
-  const fs::path path = directory_ / "gen.json";
+  const fs::path path = dir_ / "gen.json";
   AtomicFileWriter writer(path);
   for (int i = 0; i < 1000; ++i) writer.stream() << i << '\n';
   EXPECT_FALSE(fs::exists(path));
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_TRUE(is_atomic_temporary(entry.path().filename().string())) << entry.path();
+  }
   writer.commit();
   const std::string text = contents(path);
   EXPECT_EQ(text.substr(0, 4), "0\n1\n");
   EXPECT_EQ(text.substr(text.size() - 4), "999\n");
-  EXPECT_EQ(entries(), 1u);
-}
-
-TEST_F(AtomicFileTest, AMissingDirectoryIsAnErrorNamingThePath) {
-  const fs::path path = directory_ / "missing" / "out.json";
-  try {
-    write_file_atomically(path, "x");
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
-  }
-}
-
-TEST(TemporaryFileName, RecognizesOnlyTheWritersTemporaries) {
-  EXPECT_TRUE(is_temporary_file_name("run-3.json.tmp.1234.0"));
-  EXPECT_TRUE(is_temporary_file_name("summary.json.tmp.7.12"));
-  EXPECT_FALSE(is_temporary_file_name("run-3.json"));
-  EXPECT_FALSE(is_temporary_file_name("notes.tmp.txt"));
-  EXPECT_FALSE(is_temporary_file_name("x.tmp.12"));
-  EXPECT_FALSE(is_temporary_file_name("x.tmp.12."));
-  EXPECT_FALSE(is_temporary_file_name("x.tmp.a.1"));
+  EXPECT_EQ(entries(dir_), 1u);
+  EXPECT_THROW(AtomicFileWriter(dir_ / "missing" / "x.json"), std::runtime_error);
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ detect::StepEstimatorFactory tree_step_estimators() {
   };
 }
 
+std::uint64_t first_failure_batch(unsigned jobs) { return std::max<std::uint64_t>(8, 4ull * jobs); }
+
 FirstFailure detect_first_failure(const targets::Target& target, detect::DriverOptions options,
                                   std::uint64_t histories, double seconds,
                                   const detect::ProgressCallback& progress) {
@@ -45,14 +47,20 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   FirstFailure f;
   const std::uint64_t first_seed = options.seed;
-  const std::uint64_t batch = std::max<std::uint64_t>(8, 4ull * options.jobs);
-  while (f.histories < histories && !f.failing) {
+  const std::uint64_t batch = first_failure_batch(options.jobs);
+  const std::uint64_t shard = options.shard_index;
+  const std::uint64_t shards = options.shard_count;
+  const std::uint64_t shard_histories = detect::shard_size(histories, shard, shards);
+  std::uint64_t begun = 0;  // global index of the next batch's first history
+  for (std::uint64_t b = 0; begun < histories && !f.failing; ++b, begun += options.histories) {
     if (seconds > 0 && elapsed() >= seconds) {
       f.time_budget_hit = true;
       break;
     }
-    options.seed = first_seed + f.histories;
-    options.histories = std::min(batch, histories - f.histories);
+    options.seed = first_seed + begun;
+    options.histories = std::min(batch, histories - begun);
+    // History j of the batch is history begun + j of the campaign.
+    options.shard_index = (shard + shards - begun % shards) % shards;
     const std::uint64_t done_before = f.histories;
     const std::uint64_t violations_before = f.violations;
     const detect::DetectionReport report =
@@ -60,12 +68,12 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
           if (!progress) return;
           detect::Progress total = p;
           total.done += done_before;
-          total.total = histories;
+          total.total = shard_histories;
           total.violations += violations_before;
           total.elapsed_seconds = elapsed();
           progress(total);
         });
-    f.scheduler = report.scheduler;
+    if (b == 0) f.scheduler = report.scheduler;  // pct's pilot runs fix k anew in every batch
     f.histories += report.histories;
     f.violations += report.violations;
     f.total_ms += report.avg_ms * static_cast<double>(report.histories);
@@ -77,6 +85,7 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
       }
       if (run->outcome != dpct::RunOutcome::kOk && !f.failing) f.failing = *run;
     }
+    if (f.failing) f.failing_batch = b;
   }
   f.wall_seconds = elapsed();
   return f;

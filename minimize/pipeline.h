@@ -50,14 +50,24 @@ struct FirstFailure {
   std::uint64_t violations = 0;
   double total_ms = 0;
   double wall_seconds = 0;
-  std::string scheduler;                    // what ran, as detect::DetectionReport says it
-  std::optional<detect::SavedRun> failing;  // the first failing run (smallest seed)
-  bool time_budget_hit = false;             // stopped by `seconds` before `histories` ran
+  std::string scheduler;  // what ran in the first batch, as detect::DetectionReport says it
+  std::optional<detect::SavedRun> failing;     // the first failing run (smallest seed)
+  std::optional<std::uint64_t> failing_batch;  // the batch it was found in (0-based)
+  bool time_budget_hit = false;                // stopped by `seconds` before `histories` ran
 };
 
-// Runs `options` in batches (seeds options.seed, options.seed + 1, ...) until a history fails,
-// `histories` have run, or `seconds` (0: no limit) have passed. A violation is preferred over a
-// deadlock, livelock or crash within a batch. `progress` gets totals over all batches.
+// The batch size of detect_first_failure for `jobs` worker threads.
+std::uint64_t first_failure_batch(unsigned jobs);
+
+// Runs `options` in batches of first_failure_batch(options.jobs) histories (seeds options.seed,
+// options.seed + 1, ...) until a batch has a failing history, `histories` have run, or `seconds`
+// (0: no limit) have passed. A violation is preferred over a deadlock, livelock or crash within a
+// batch. `progress` gets totals over all batches.
+//
+// With options.shard_count > 1, each batch runs only the histories of the shard (global index
+// modulo shard_count), so the shard's result in its failing batch decides, with the other
+// shards', the unsharded result: the first failing batch is the smallest over the shards, and in
+// it a violation is preferred, then the smallest seed.
 FirstFailure detect_first_failure(const targets::Target& target, detect::DriverOptions options,
                                   std::uint64_t histories, double seconds,
                                   const detect::ProgressCallback& progress = nullptr);

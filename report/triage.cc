@@ -15,7 +15,6 @@
 
 #include "detect/checker.h"
 #include "detect/saved_run.h"
-#include "history/atomic_file.h"
 #include "history/formats.h"
 #include "minimize/history_minimizer.h"
 #include "minimize/target_minimizer.h"
@@ -286,8 +285,8 @@ std::vector<std::string> collect_inputs(const std::vector<std::string>& paths) {
         if (it->is_directory(error)) it.disable_recursion_pending();
         continue;
       }
-      // A file another process is still writing (history/atomic_file.h) is not an input yet.
-      if (history::is_temporary_file_name(name)) continue;
+      // A campaign's summary (`detect --out`, docs/scale-out.md) is not an input.
+      if (name == "summary.json") continue;
       if (it->is_regular_file(error)) found.push_back(it->path().string());
     }
     if (error) out.push_back(path);  // reported as unreadable when opened

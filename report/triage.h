@@ -112,8 +112,9 @@ struct TriageResult {
   int exit_code() const;
 };
 
-// The files named by `paths`: a directory is read recursively (hidden entries skipped), files
-// sorted by path; a path that does not exist is kept (it is then reported as unreadable).
+// The files named by `paths`: a directory is read recursively (hidden entries, such as the
+// temporaries of atomic writes, and campaign summaries named summary.json skipped), files sorted
+// by path; a path that does not exist is kept (it is then reported as unreadable).
 std::vector<std::string> collect_inputs(const std::vector<std::string>& paths);
 
 // The canonical form of a test case (see above); `outcome` is its failing run's.

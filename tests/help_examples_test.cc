@@ -93,6 +93,11 @@ class HelpExamplesTest : public CliFixture {
     fs::create_directories(work_ / "out");
     fs::copy_file(saved.front(), work_ / "out" / "treiber_stack_buggy-17.json");
     made("linfault minimize runs/treiber_stack_buggy-3.json --save tc.json");
+    // The other shards of detect's sharded example (it runs shard 1 itself), for merge's.
+    for (const char* shard : {"0", "2", "3"}) {
+      made(std::string("linfault detect --target treiber_stack_buggy -s 2000 --shard ") + shard +
+           "/4 --out runs-" + shard);
+    }
     std::ofstream(work_ / "run.edn")
         << "{:process 0, :type :invoke, :f :write, :key \"k\", :value \"1\"}\n"
            "{:process 1, :type :invoke, :f :read, :key \"k\", :value nil}\n"

@@ -85,7 +85,9 @@ TEST_F(ReportBrowser, TestCaseShowsItsProgramsAndInterleaving) {
                 .exit_code,
             1);
   fs::path saved;
-  for (const auto& entry : fs::directory_iterator(runs)) saved = entry.path();
+  for (const auto& entry : fs::directory_iterator(runs)) {
+    if (entry.path().filename() != "summary.json") saved = entry.path();
+  }
   const fs::path test_case = dir_ / "tc.json";
   const RunResult minimized =
       run("minimize '" + saved.string() + "' --save '" + test_case.string() + "'");

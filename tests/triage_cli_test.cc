@@ -25,7 +25,9 @@ const char* const kTargets[] = {"lf_list_buggy", "optimistic_queue_buggy", "unsa
 
 std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(dir)) out.push_back(entry.path());
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename() != "summary.json") out.push_back(entry.path());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -74,6 +74,8 @@ void add_minimize_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_triage_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
 
 }  // namespace linfault::tool
 

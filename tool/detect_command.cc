@@ -2,19 +2,25 @@
 // each and saves the failing runs (detect/driver.h). Prints what Table II of the CGVT paper
 // reports: non-linearizable/total and the average time per history.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
+#include "history/atomic_file.h"
 #include "targets/registry.h"
+#include "tool/campaign.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/progress.h"
@@ -25,21 +31,110 @@ namespace {
 struct DetectArguments : DetectionArguments {
   std::string out;
   bool json = false;
+  std::string shard;
 };
+
+// How often the summary of a running campaign is rewritten.
+constexpr std::chrono::seconds kSummaryInterval{2};
 
 std::uint64_t outcome_count(const detect::DetectionReport& report, dpct::RunOutcome outcome) {
   return report.outcomes[static_cast<std::size_t>(outcome)];
 }
 
-void run_detect(const DetectArguments& args) {
-  const targets::Target& target = find_target(args.target);
-  const detect::DriverOptions options = driver_options(args);
-  if (!args.out.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(args.out, error);
-    if (error) throw UsageError("--out " + args.out + ": cannot create: " + error.message());
+// Deterministic counts only: the same histories give the same bytes (docs/scale-out.md).
+nlohmann::json summary_json(const nlohmann::json& campaign, const Shard& shard,
+                            const detect::DetectionReport& report, std::uint64_t saved,
+                            bool complete) {
+  nlohmann::json outcomes = nlohmann::json::object();
+  for (dpct::RunOutcome outcome : {dpct::RunOutcome::kOk, dpct::RunOutcome::kDeadlock,
+                                   dpct::RunOutcome::kLivelock, dpct::RunOutcome::kCrash}) {
+    outcomes[dpct::run_outcome_name(outcome)] = outcome_count(report, outcome);
+  }
+  return {
+      {"linfault", "detect-summary"},
+      {"version", kSummaryVersion},
+      {"campaign", campaign},
+      {"shard", shard.to_json()},
+      {"complete", complete},
+      {"histories", report.done},
+      {"violations", report.violations},
+      {"unknown", report.unknown},
+      {"outcomes", outcomes},
+      {"saved", saved},
+      {"first_failing_seed", report.first_failing_seed ? nlohmann::json(*report.first_failing_seed)
+                                                       : nlohmann::json(nullptr)}};
+}
+
+// Receives the results as they come (under the driver's lock): writes each failing run at once,
+// rewrites the summary every few seconds, and keeps only counts and, for --json, the paths.
+class ResultWriter {
+ public:
+  ResultWriter(const DetectArguments& args, const targets::Target& target,
+               const detect::DriverOptions& options, const Shard& shard)
+      : args_(args), target_(target), options_(options), shard_(shard) {}
+
+  void add(const detect::DetectionReport& so_far, detect::HistoryResult& result) {
+    if (result.saved) {
+      ++saved_;
+      if (!args_.out.empty()) save(*result.saved);
+    }
+    if (!last_summary_ || Clock::now() - *last_summary_ >= kSummaryInterval) {
+      write(so_far, /*complete=*/false);
+    }
   }
 
+  void write(const detect::DetectionReport& report, bool complete) {
+    if (args_.out.empty()) return;
+    // The saved runs it counts reach the disk before it does.
+    history::flush_file_system(args_.out);
+    write_summary(args_.out, summary_json(detection_campaign(target_, options_, report.scheduler),
+                                          shard_, report, saved_, complete));
+    last_summary_ = Clock::now();
+  }
+
+  std::uint64_t saved() const { return saved_; }
+  std::string first_saved() const { return first_saved_ ? first_saved_->second : ""; }
+  std::vector<std::string> paths() {
+    std::sort(paths_.begin(), paths_.end());
+    std::vector<std::string> out;
+    for (auto& [index, path] : paths_) out.push_back(std::move(path));
+    return out;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void save(const detect::SavedRun& run) {
+    const std::uint64_t index = run.seed - options_.seed;
+    const std::string path = (std::filesystem::path(args_.out) /
+                              (target_.name + "-" + std::to_string(run.seed) + ".json"))
+                                 .string();
+    detect::write_saved_run(run, path, history::Durability::kProcessSafe);
+    if (!first_saved_ || index < first_saved_->first) first_saved_.emplace(index, path);
+    if (args_.json) paths_.emplace_back(index, path);
+  }
+
+  const DetectArguments& args_;
+  const targets::Target& target_;
+  const detect::DriverOptions& options_;
+  Shard shard_;
+  std::uint64_t saved_ = 0;
+  std::optional<std::pair<std::uint64_t, std::string>> first_saved_;  // by history index
+  std::vector<std::pair<std::uint64_t, std::string>> paths_;
+  std::optional<Clock::time_point> last_summary_;  // none yet: the first result writes one
+};
+
+void run_detect(const DetectArguments& args) {
+  const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
+  const targets::Target& target = find_target(args.target);
+  detect::DriverOptions options = driver_options(args);
+  options.shard_index = shard.index;
+  options.shard_count = shard.count;
+  if (!args.out.empty()) prepare_output_directory(args.out, "--out");
+
+  ResultWriter writer(args, target, options, shard);
+  options.on_result = [&writer](const detect::DetectionReport& so_far,
+                                detect::HistoryResult& result) { writer.add(so_far, result); };
   ProgressLine progress;
   detect::DetectionReport report;
   try {
@@ -51,21 +146,12 @@ void run_detect(const DetectArguments& args) {
     throw UsageError(e.what());
   }
   progress.finish();
-
-  std::vector<std::string> saved;
-  if (!args.out.empty()) {
-    for (const detect::SavedRun* run : report.failing_runs()) {
-      const std::string path = (std::filesystem::path(args.out) /
-                                (run->target + "-" + std::to_string(run->seed) + ".json"))
-                                   .string();
-      detect::write_saved_run(*run, path);
-      saved.push_back(path);
-    }
-  }
+  writer.write(report, /*complete=*/true);
 
   if (args.json) {
     nlohmann::json out = {{"target", report.target},
                           {"scheduler", report.scheduler},
+                          {"shard", shard.text()},
                           {"histories", report.histories},
                           {"violations", report.violations},
                           {"unknown", report.unknown},
@@ -77,13 +163,20 @@ void run_detect(const DetectArguments& args) {
                           {"first_failing_seed", report.first_failing_seed
                                                      ? nlohmann::json(*report.first_failing_seed)
                                                      : nlohmann::json(nullptr)},
-                          {"saved", saved}};
+                          {"saved", writer.paths()}};
+    if (!args.out.empty()) {
+      out["summary"] = (std::filesystem::path(args.out) / kSummaryFile).string();
+    }
     std::cout << out.dump() << std::endl;
   } else {
     std::ostringstream text;
     text << "target:             " << report.target << " (model " << target.model << ")\n"
-         << "scheduler:          " << report.scheduler << "\n"
-         << "histories:          " << report.histories << " of "
+         << "scheduler:          " << report.scheduler << "\n";
+    if (!shard.whole()) {
+      text << "shard:              " << shard.text() << " (the histories whose index is "
+           << shard.index << " modulo " << shard.count << ")\n";
+    }
+    text << "histories:          " << report.histories << " of "
          << (args.workload_file.empty()
                  ? std::to_string(args.threads) + "x" + std::to_string(args.ops) + " operations"
                  : "the workload " + args.workload_file)
@@ -99,9 +192,13 @@ void run_detect(const DetectArguments& args) {
          << "first failing seed: "
          << (report.first_failing_seed ? std::to_string(*report.first_failing_seed) : "none")
          << "\n";
-    if (!saved.empty()) {
-      text << "saved:              " << saved.size() << " failing run(s) in " << args.out
-           << " (replay with `linfault replay " << saved.front() << "`)\n";
+    if (writer.saved() > 0 && !args.out.empty()) {
+      text << "saved:              " << writer.saved() << " failing run(s) in " << args.out
+           << " (replay with `linfault replay " << writer.first_saved() << "`)\n";
+    }
+    if (!args.out.empty()) {
+      text << "summary:            " << (std::filesystem::path(args.out) / kSummaryFile).string()
+           << "\n";
     }
     std::cout << text.str() << std::flush;
   }
@@ -118,14 +215,21 @@ void add_detect_command(CLI::App& app) {
   add_detection_options(*detect, *args, /*target_required=*/true);
   detect->add_option("-o,--out", args->out,
                      "Save each failing run (violation, unknown, deadlock, livelock, crash) as "
-                     "DIR/<target>-<seed>.json, for `linfault replay`");
+                     "DIR/<target>-<seed>.json as soon as it is found, for `linfault replay`, "
+                     "and the campaign's counts in DIR/summary.json (rewritten every 2 s and at "
+                     "the end; every file is replaced atomically)");
+  add_shard_option(*detect, args->shard, "histories");
   detect->add_flag("--json", args->json,
                    "Print one JSON object: target, scheduler, histories, violations, unknown, "
-                   "deadlocks, livelocks, crashes, avg_ms, first_failing_seed, saved");
+                   "deadlocks, livelocks, crashes, avg_ms, first_failing_seed, saved, shard, "
+                   "summary");
   detect->footer(
       "Exit codes: 0 no violation, 1 a violation was found, 64 usage error, 70 internal error.\n"
       "Progress goes to stderr when it is a terminal.\n"
-      "Example: linfault detect --target treiber_stack_buggy -n 2 -m 100 -s 20 --out runs");
+      "Examples:\n"
+      "  linfault detect --target treiber_stack_buggy -n 2 -m 100 -s 20 --out runs\n"
+      "  linfault detect --target treiber_stack_buggy -s 2000 --shard 1/4 --out runs-1\n"
+      "      (then `linfault merge --out runs-all runs-0 runs-1 runs-2 runs-3`)");
   detect->callback([args] { run_detect(*args); });
 }
 

@@ -130,4 +130,26 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   return options;
 }
 
+nlohmann::json detection_campaign(const targets::Target& target,
+                                  const detect::DriverOptions& options,
+                                  const std::string& scheduler) {
+  return {{"target", target.name},
+          {"model", target.model},
+          {"scheduler", scheduler},
+          {"threads", options.workload ? 0 : options.threads},
+          {"ops", options.workload ? 0 : options.ops_per_thread},
+          {"workload", options.workload ? detect::workload_to_json(*options.workload)
+                                        : nlohmann::json(nullptr)},
+          {"histories", options.histories},
+          {"seed", options.seed},
+          {"heuristic", options.heuristic},
+          {"round_ops", options.round_ops},
+          {"depth", options.depth},
+          {"epoch", options.epoch_operations},
+          {"write_bias", options.write_bias},
+          {"k", options.steps},
+          {"timeout", options.check_timeout_seconds},
+          {"max_steps", options.max_steps}};
+}
+
 }  // namespace linfault::tool

@@ -14,6 +14,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
 #include "targets/registry.h"
@@ -47,6 +48,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
 // DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees
 // and the --workload file read (history::OpenError / InputError when it cannot be).
 detect::DriverOptions driver_options(const DetectionArguments& args);
+
+// What a detection campaign is, for the summaries of sharded runs (tool/campaign.h): everything
+// that decides which histories run and what they find (target, shape or workload, histories,
+// seed, scheduling, limits, and `scheduler`, what run_detection says ran), not --jobs.
+nlohmann::json detection_campaign(const targets::Target& target,
+                                  const detect::DriverOptions& options,
+                                  const std::string& scheduler);
 
 }  // namespace linfault::tool
 

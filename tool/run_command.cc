@@ -9,6 +9,8 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,7 @@
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "targets/registry.h"
+#include "tool/campaign.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/progress.h"
@@ -27,6 +30,7 @@ namespace {
 struct RunArguments : DetectionArguments {
   std::string out;
   bool json = false;
+  std::string shard;
   TestCaseArguments test_case;
 };
 
@@ -34,10 +38,10 @@ using Detection = minimize::FirstFailure;
 
 // Detects until the first failing history, with progress on a terminal.
 Detection detect_first_failure(const targets::Target& target, const RunArguments& args,
-                               ProgressLine& progress) {
+                               const detect::DriverOptions& options, ProgressLine& progress) {
   Detection d;
   try {
-    d = minimize::detect_first_failure(target, driver_options(args), args.histories, 0,
+    d = minimize::detect_first_failure(target, options, args.histories, 0,
                                        [&](const detect::Progress& p) {
                                          progress.update("detect: " + detection_progress_text(p));
                                        });
@@ -57,7 +61,8 @@ std::string detection_text(const targets::Target& target, const RunArguments& ar
                                           std::to_string(args.ops) + " operations"
                                     : "runs of the workload " + args.workload_file;
   out << "detect:   " << target.name << " (model " << target.model << "), " << d.scheduler << ", "
-      << histories << ": " << d.violations << " non-linearizable of " << d.histories << ", "
+      << (args.shard.empty() ? "" : "shard " + args.shard + ", ") << histories << ": "
+      << d.violations << " non-linearizable of " << d.histories << ", "
       << (d.histories ? d.total_ms / static_cast<double>(d.histories) : 0.0) << " ms per history\n";
   if (d.failing) {
     out << "failing:  seed " << d.failing->seed << ", "
@@ -69,23 +74,61 @@ std::string detection_text(const targets::Target& target, const RunArguments& ar
   return out.str();
 }
 
+// DIR/summary.json of `run --out DIR`: what `linfault merge` needs to pick, from the shards'
+// first failures, the one the unsharded run finds (see minimize::detect_first_failure).
+// Deterministic fields only; `files` are the outputs written into DIR.
+nlohmann::json run_summary(const targets::Target& target, const RunArguments& args,
+                           const detect::DriverOptions& options, const Shard& shard,
+                           const Detection& d, const std::vector<std::string>& files) {
+  nlohmann::json campaign = detection_campaign(target, options, d.scheduler);
+  campaign["batch"] = minimize::first_failure_batch(options.jobs);
+  campaign["minimize"] = {{"timeout", args.test_case.timeout_seconds},
+                          {"sampled", args.test_case.sampled},
+                          {"budget", args.test_case.budget},
+                          {"preemptions", args.test_case.preemptions},
+                          {"seed", args.test_case.seed}};
+  nlohmann::json failing = nullptr;
+  if (d.failing) {
+    failing = {{"seed", d.failing->seed},
+               {"violation", d.failing->verdict.result == detect::Result::kViolation}};
+  }
+  return {{"linfault", "run-summary"},
+          {"version", kSummaryVersion},
+          {"campaign", campaign},
+          {"shard", shard.to_json()},
+          {"complete", true},
+          {"histories", d.histories},
+          {"violations", d.violations},
+          {"failing_batch", d.failing_batch ? nlohmann::json(*d.failing_batch) : nullptr},
+          {"failing", failing},
+          {"files", files}};
+}
+
 void run_pipeline(RunArguments args) {
+  const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const targets::Target& target = find_target(args.target);
+  detect::DriverOptions options = driver_options(args);
+  options.shard_index = shard.index;
+  options.shard_count = shard.count;
+  std::vector<std::string> files;  // written into --out
   if (!args.out.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(args.out, error);
-    if (error) throw UsageError("--out " + args.out + ": cannot create: " + error.message());
+    prepare_output_directory(args.out, "--out");
     if (args.test_case.save.empty()) {
       args.test_case.save = (std::filesystem::path(args.out) / "testcase.json").string();
+      files.push_back("testcase.json");
     }
     if (args.test_case.gtest.empty()) {
       args.test_case.gtest =
           (std::filesystem::path(args.out) / (target.name + "_repro_test.cc")).string();
+      files.push_back(target.name + "_repro_test.cc");
     }
   }
   ProgressLine progress;
-  const Detection d = detect_first_failure(target, args, progress);
+  const Detection d = detect_first_failure(target, args, options, progress);
   if (!d.failing) {
+    if (!args.out.empty()) {
+      write_summary(args.out, run_summary(target, args, options, shard, d, {}));
+    }
     if (args.json) {
       nlohmann::json out = {{"linfault", "run"},
                             {"target", target.name},
@@ -102,25 +145,29 @@ void run_pipeline(RunArguments args) {
   }
   std::string saved_run;
   if (!args.out.empty()) {
-    saved_run = (std::filesystem::path(args.out) /
-                 (target.name + "-" + std::to_string(d.failing->seed) + ".json"))
-                    .string();
+    const std::string name = target.name + "-" + std::to_string(d.failing->seed) + ".json";
+    saved_run = (std::filesystem::path(args.out) / name).string();
     detect::write_saved_run(*d.failing, saved_run);
+    files.push_back(name);
   }
   if (!args.json) std::cout << detection_text(target, args, d) << std::flush;
 
-  minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
-  options.step_estimator = minimize::tree_step_estimators();
-  options.progress = [&progress](const std::string& line) { progress.note("minimize: " + line); };
+  minimize::TargetMinimizerOptions minimizer = minimizer_options(args.test_case);
+  minimizer.step_estimator = minimize::tree_step_estimators();
+  minimizer.progress = [&progress](const std::string& line) { progress.note("minimize: " + line); };
   minimize::TargetMinimization m;
   try {
-    m = minimize::minimize_saved_run(target, *d.failing, options);
+    m = minimize::minimize_saved_run(target, *d.failing, minimizer);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("the failing run of seed " + std::to_string(d.failing->seed) +
                              " could not be minimized: " + e.what());
   }
   progress.finish();
   const std::string written = save_test_case_files(m, args.test_case);
+  if (!args.out.empty()) {
+    std::sort(files.begin(), files.end());
+    write_summary(args.out, run_summary(target, args, options, shard, d, files));
+  }
   const targets::KnownScenario* known =
       targets::matching_known_scenario(target, m.workload.threads);
   if (args.json) {
@@ -165,10 +212,11 @@ void add_run_command(CLI::App& app) {
       "Detect, localize and minimize: run a target until a history fails, then shrink the "
       "failure to a tiny verified test case.");
   add_detection_options(*cmd, *args, /*target_required=*/false);
+  add_shard_option(*cmd, args->shard, "histories");
   add_test_case_options(*cmd, args->test_case, /*timeout_option=*/true);
   cmd->add_option("-o,--out", args->out,
-                  "Write DIR/<target>-<seed>.json (the failing run), DIR/testcase.json and "
-                  "DIR/<target>_repro_test.cc");
+                  "Write DIR/<target>-<seed>.json (the failing run), DIR/testcase.json, "
+                  "DIR/<target>_repro_test.cc and DIR/summary.json (for `linfault merge`)");
   cmd->add_flag("--json", args->json,
                 "Print the test case as one JSON object (docs/formats.md) with a \"detection\" "
                 "and a \"minimization\" summary");

@@ -138,6 +138,8 @@ int tool_main(int argc, char** argv, std::string_view name) {
   tool::add_run_command(app);
   tool::add_report_command(app);
   tool::add_triage_command(app);
+  tool::add_verify_command(app);
+  tool::add_merge_command(app);
   tool::validate_number_options(app);
 
   try {
