@@ -84,7 +84,11 @@ class HelpExamplesTest : public CliFixture {
     made("linfault detect --target treiber_stack_buggy -s 40 --out runs");
     // The examples name a saved run by a seed of theirs; any failing run of the target serves.
     std::vector<fs::path> saved;
-    for (const auto& entry : fs::directory_iterator(work_ / "runs")) saved.push_back(entry.path());
+    for (const auto& entry : fs::directory_iterator(work_ / "runs")) {
+      if (entry.path().filename().string().starts_with("treiber_stack_buggy-")) {
+        saved.push_back(entry.path());
+      }
+    }
     ASSERT_FALSE(saved.empty()) << "detect saved no run of treiber_stack_buggy";
     std::sort(saved.begin(), saved.end());
     if (!fs::exists(work_ / "runs" / "treiber_stack_buggy-3.json")) {

@@ -131,8 +131,10 @@ TEST_F(TriageCli, ListsUnreadableInputsAndExitsWithTheirCode) {
   const RunResult r = run("triage '" + bad + "' '" + missing + "'");
   EXPECT_EQ(r.exit_code, 65) << r.out << r.err;
   EXPECT_NE(r.out.find("2 unreadable"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(bad + ":1: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("missing.json: cannot open"), std::string::npos) << r.out;
+  // The summary on stdout, the errors on stderr: one "linfault triage: file:line: problem" each.
+  EXPECT_NE(r.err.find("linfault triage: " + bad + ":1: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.json: cannot open"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("missing.json"), std::string::npos) << r.out;
 }
 
 TEST_F(TriageCli, GroupsPlainHistoriesAtTheHistoryLevel) {
