@@ -5,7 +5,8 @@
 // seconds; then the decline reasons and the first disagreements. Exits 1 on any disagreement.
 //
 //   exhaustive_bench [--models stack,queue] [--ops 5] [--values 3] [--pending 5]
-//                    [--event-orders] [--failures] [--without size] [--show 3]
+//                    [--event-orders] [--failures] [--without size] [--distinct-adds]
+//                    [--show 3]
 //
 // By default the sizes of README.md's table: per model the largest that runs in minutes.
 
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Exhaustive cross-check of the search, the monitors and auto against an oracle"};
   std::string models;
   int ops = 0, values = 0, pending = -1;
-  bool event_orders = false, failures = false;
+  bool event_orders = false, failures = false, distinct_adds = false;
   std::size_t show = 3;
   std::string without;
   app.add_option("--models", models, "comma-separated models (default: all)");
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   app.add_flag("--event-orders", event_orders,
                "every event order, not one per interval order and pending set");
   app.add_flag("--failures", failures, "also failed calls of mutating methods");
+  app.add_flag("--distinct-adds", distinct_adds, "containers: each value added at most once");
   app.add_option("--without", without, "comma-separated methods left out of the domains");
   app.add_option("--show", show, "disagreements to print per model");
   CLI11_PARSE(app, argc, argv);
@@ -80,8 +82,8 @@ int main(int argc, char** argv) {
       return 64;
     }
     const int max_ops = ops > 0 ? ops : size->second.ops;
-    const DomainOptions options{values > 0 ? values : size->second.values, failures,
-                                split(without)};
+    const DomainOptions options{values > 0 ? values : size->second.values, failures, split(without),
+                                distinct_adds};
     Tally all;
     for (int n = 1; n <= max_ops; ++n) {
       linfault::detect::exhaustive::SweepOptions sweep;

@@ -122,8 +122,11 @@ void add_value_observer(Domain& d, const std::string& method, int values) {
 // stack, queue, priority queue: one adding method and two observers returning nil or a value.
 Domain container(std::string model, const DomainOptions& options, const std::string& add,
                  const std::string& remove, Symmetry symmetry) {
-  Domain d{std::move(model), {}, {}, symmetry, Symmetry::kNone};
+  Domain d{std::move(model), {}, {}, symmetry, Symmetry::kNone, options.distinct_adds};
   for (int v : symbols(options.values)) add_mutator(d, options, add, {Value(v)}, {{0, v}});
+  for (std::vector<Label>* labels : {&d.complete, &d.pending}) {
+    for (Label& l : *labels) l.adds_value = l.call.method == add;
+  }
   add_value_observer(d, remove, options.values);
   add_value_observer(d, "peek", options.values);
   return d;
@@ -252,7 +255,7 @@ class Labelling {
       : domain_(d), shape_(shape), visit_(visit), chosen_(static_cast<std::size_t>(shape.ops)) {}
 
   std::uint64_t run() {
-    assign(0, {1, 1});
+    assign(0, {1, 1}, 0);
     return visited_;
   }
 
@@ -262,8 +265,9 @@ class Labelling {
   }
 
   // next[c]: for a renamable class, the smallest symbol not used yet (symbols must appear in
-  // order); for an ordered one, unused (its check needs the whole labelling).
-  void assign(int op, std::array<int, 2> next) {
+  // order); for an ordered one, unused (its check needs the whole labelling). `added`: the values
+  // added so far, when each may be added once.
+  void assign(int op, std::array<int, 2> next, std::uint64_t added) {
     if (op == shape_.ops) {
       if (!gapless()) return;
       ++visited_;
@@ -284,8 +288,14 @@ class Labelling {
         if (m.symbol == expected) ++expected;
       }
       if (!canonical) continue;
+      std::uint64_t now_added = added;
+      if (domain_.distinct_adds && l.adds_value) {
+        const std::uint64_t bit = std::uint64_t{1} << l.mentions[0].symbol;
+        if (added & bit) continue;
+        now_added |= bit;
+      }
       chosen_[static_cast<std::size_t>(op)] = &l;
-      assign(op + 1, after);
+      assign(op + 1, after, now_added);
     }
   }
 
@@ -645,6 +655,11 @@ void CrossCheck::check(const History& h) {
   }
   const Verdict automatic = check_auto(model_, h, options, Algo::kAuto);
   compare("auto", automatic, automatic.algorithm == "search");
+  if (automatic.monitor_declined != m.unsupported) {
+    disagree(
+        "auto", "decline not reported",
+        "monitor: " + m.unsupported + "; auto: " + automatic.monitor_declined + "\n" + describe(h));
+  }
 }
 
 Tally sweep(std::string_view model, const SweepOptions& options) {

@@ -24,7 +24,8 @@
 // CrossCheck compares, on every history: the search (result, prefix_events, culprit,
 // prefix_exact, and that its witness is a legal linearization), the model's monitor where there
 // is one (the same fields when it decides; a decline is counted with its reason, never as a
-// disagreement), and check_auto (always the oracle's answer).
+// disagreement), and check_auto (always the oracle's answer, and Verdict::monitor_declined
+// naming the monitor's reason exactly when it declined).
 //
 // Thread-safety: the functions are reentrant; a CrossCheck is used by one thread.
 //
@@ -69,6 +70,7 @@ struct Label {
   history::Outcome outcome = history::Outcome::kOk;
   history::Value result;
   std::vector<Mention> mentions;
+  bool adds_value = false;  // a container's push/enq/insert of the value mentioned
 };
 
 // How symbols of a class may be renamed without changing any verdict.
@@ -84,12 +86,16 @@ struct Domain {
   std::vector<Label> pending;
   Symmetry values = Symmetry::kNone;
   Symmetry keys = Symmetry::kNone;
+  bool distinct_adds = false;
 };
 
 struct DomainOptions {
   int values = 2;                    // the values (and kv's keys) used, 1..values
   bool failures = false;             // also failed calls (Outcome::kFail) of mutating methods
   std::vector<std::string> without;  // methods left out (e.g. a set's "size")
+  // Containers: each value added at most once (the monitors' precondition), so that larger
+  // sizes go to histories the monitors decide.
+  bool distinct_adds = false;
 };
 
 // The domain of a built-in model (spec/registry.h names); throws std::invalid_argument for a

@@ -75,7 +75,8 @@ TEST(ExhaustiveShapes, ShapesAreWellFormedAndDistinct) {
 TEST(ExhaustiveEnumerate, RenamableValuesAreUsedInFirstMentionOrder) {
   // Two complete register ops, in sequence, over values 1..2: write(1)/write(2)/read->nil/1/2
   // each; canonical labellings mention 1 before 2.
-  const Domain d = domain("register", {.values = 2, .failures = false, .without = {}});
+  const Domain d =
+      domain("register", {.values = 2, .failures = false, .without = {}, .distinct_adds = false});
   ASSERT_EQ(d.complete.size(), 5u);
   const Shape sequential = shapes(2, 0, ShapeSet::kIntervalOrders)[0];
   std::vector<std::string> seen;
@@ -98,12 +99,26 @@ TEST(ExhaustiveEnumerate, RenamableValuesAreUsedInFirstMentionOrder) {
 }
 
 TEST(ExhaustiveEnumerate, OrderedValuesLeaveNoGap) {
-  const Domain d = domain("priorityqueue", {.values = 3, .failures = false, .without = {}});
+  const Domain d = domain("priorityqueue",
+                          {.values = 3, .failures = false, .without = {}, .distinct_adds = false});
   const Shape one = shapes(1, 0, ShapeSet::kIntervalOrders)[0];
   std::vector<std::string> seen;
   enumerate(d, one, [&](const History& h) { seen.push_back(h.op(0).to_string()); });
   // insert(1), poll -> nil, poll -> 1, peek -> nil, peek -> 1.
   EXPECT_EQ(seen.size(), 5u);
+}
+
+TEST(ExhaustiveEnumerate, DistinctAddsLeaveOutASecondAddOfAValue) {
+  // Two sequential stack ops over 1..2: push(1), pop/peek -> 1 (then any of the 8 labels), or
+  // pop/peek -> nil (then one of the 5 that mention at most 1): 34; push(1) twice is one of them.
+  const Shape sequential = shapes(2, 0, ShapeSet::kIntervalOrders)[0];
+  const auto count = [&](bool distinct) {
+    return enumerate(
+        domain("stack", {.values = 2, .failures = false, .without = {}, .distinct_adds = distinct}),
+        sequential, [](const History&) {});
+  };
+  EXPECT_EQ(count(false), 34u);
+  EXPECT_EQ(count(true), 33u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +230,8 @@ TEST_P(ExhaustiveSweep, SearchMonitorAndAutoAgreeWithTheOracle) {
     SweepOptions options;
     options.ops = n;
     options.max_pending = n;
-    options.domain = {.values = p.values, .failures = false, .without = p.without};
+    options.domain = {
+        .values = p.values, .failures = false, .without = p.without, .distinct_adds = false};
     // Smaller sizes in shard 0 only.
     if (n < p.ops && p.shard != 0) continue;
     if (n == p.ops) {
@@ -263,7 +279,8 @@ class ExhaustiveRandom : public testing::TestWithParam<const char*> {};
 
 TEST_P(ExhaustiveRandom, SearchMonitorAndAutoAgreeWithTheOracle) {
   const std::string model = GetParam();
-  const Domain d = domain(model, {.values = 6, .failures = false, .without = {}});
+  const Domain d =
+      domain(model, {.values = 6, .failures = false, .without = {}, .distinct_adds = false});
   std::mt19937_64 rng(20261124);
   CrossCheck cross(model);
   for (int round = 0; round < 10000; ++round) {
