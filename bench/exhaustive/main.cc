@@ -35,7 +35,7 @@ struct Size {
 const std::map<std::string, Size, std::less<>> kDefaultSizes = {
     {"register", {5, 2}}, {"cas-register", {4, 2}},  {"counter", {5, 2}}, {"kv", {4, 2}},
     {"set", {4, 2}},      {"stack", {5, 3}},         {"queue", {5, 3}},   {"deque", {4, 2}},
-    {"snapshot", {4, 2}}, {"priorityqueue", {5, 3}},
+    {"snapshot", {4, 2}}, {"priorityqueue", {4, 3}},
 };
 
 std::vector<std::string> split(const std::string& list) {
