@@ -25,6 +25,7 @@ foreach(dir history spec dpct structure_tree targets detect localize minimize re
     PATTERN "test_support.h" EXCLUDE
     PATTERN "clang_support.h" EXCLUDE
     PATTERN "testdata" EXCLUDE
+    PATTERN "exhaustive" EXCLUDE
     PATTERN "tool" EXCLUDE)
 endforeach()
 

@@ -39,6 +39,9 @@ struct Verdict {
   Result result = Result::kUnknown;
   std::string model;      // the model's command-line name
   std::string algorithm;  // "search", or the monitor that decided ("monitor:stack", ...)
+  // --algo auto: why the model's monitor declined the history, so that the search decided it
+  // (empty when the monitor decided, or the model has none).
+  std::string monitor_declined;
   std::size_t operations = 0;
   double elapsed_ms = 0;
 

@@ -83,6 +83,7 @@ json verdict_to_json(const detect::Verdict& verdict, const history::History& his
   out["partitions"] = verdict.partitions;
   out["states_explored"] = verdict.states_explored;
   out["memo_bytes"] = verdict.memo_bytes;
+  if (!verdict.monitor_declined.empty()) out["monitor_declined"] = verdict.monitor_declined;
   switch (verdict.result) {
     case detect::Result::kViolation:
       out["prefix_events"] = verdict.prefix_events;
@@ -114,6 +115,9 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
   out += "  model " + verdict.model + ", " + std::to_string(verdict.operations) + " operations, " +
          format_ms(verdict.elapsed_ms) +
          (verdict.algorithm.empty() ? "" : ", " + verdict.algorithm) + "\n";
+  if (!verdict.monitor_declined.empty()) {
+    out += "  (the " + verdict.model + " monitor declined: " + verdict.monitor_declined + ")\n";
+  }
   constexpr std::size_t kShown = 20;
   switch (verdict.result) {
     case detect::Result::kViolation:

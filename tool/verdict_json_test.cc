@@ -57,6 +57,17 @@ TEST(VerdictJsonTest, ViolationHasPrefixCulpritAndPartial) {
   EXPECT_EQ(json["longest_partial"][0]["args"], nlohmann::json::array({1}));
   EXPECT_FALSE(json.contains("reason"));
   EXPECT_FALSE(json.contains("witness"));
+  EXPECT_FALSE(json.contains("monitor_declined"));
+}
+
+TEST(VerdictJsonTest, AMonitorsDeclineIsShown) {
+  const history::History h = two_pops();
+  detect::Verdict v = violation();
+  v.monitor_declined = "values are not distinct";
+  EXPECT_EQ(verdict_to_json(v, h, false)["monitor_declined"], "values are not distinct");
+  EXPECT_NE(verdict_to_text(v, h, "pops.edn", false)
+                .find("(the stack monitor declined: values are not distinct)"),
+            std::string::npos);
 }
 
 TEST(VerdictJsonTest, UnknownHasReasonAndLinearizableHasOptionalWitness) {

@@ -374,6 +374,11 @@ Verdict check_auto(std::string_view model, const history::History& history,
                                     " monitor cannot decide this history: " + r.unsupported +
                                     " (use --algo search or auto)");
     }
+    if (has_monitor(model)) {
+      Verdict v = check_history(model, history, options);
+      v.monitor_declined = r.unsupported;
+      return v;
+    }
   }
   return check_history(model, history, options);
 }

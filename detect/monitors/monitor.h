@@ -63,7 +63,8 @@ const char* algo_name(Algo algo);
 
 // kSearch: detect::check_history. kMonitor: the monitor, or history::InputError (naming
 // history.origin()) when the model has none or the history breaks its preconditions. kAuto: the
-// monitor when it applies, else the search. Throws like check_history for bad models and input.
+// monitor when it applies, else the search, with Verdict::monitor_declined saying why the
+// model's monitor did not decide. Throws like check_history for bad models and input.
 Verdict check_auto(std::string_view model, const history::History& history,
                    const CheckOptions& options, Algo algo = Algo::kAuto);
 

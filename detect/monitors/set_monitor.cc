@@ -101,13 +101,14 @@ PrefixDecision decide_set_value(const SetOps& ops, std::span<const std::int32_t>
   };
   auto completed = [&](const SetOp& op) { return op.ret != kNoReturn && op.ret < cut; };
   std::optional<Window> add, remove;
-  int adds = 0, removes = 0;
+  int adds = 0, removes = 0, pending_adds = 0;
   std::optional<std::int64_t> pending_add_call, pending_remove_call;
   bool true_facts = false;
   for (std::int32_t i : value_ops) {
     const SetOp& op = ops.ops[static_cast<std::size_t>(i)];
     if (!in_cut(op)) continue;
     if (!completed(op)) {
+      if (op.kind == SetOp::Kind::kAdd) ++pending_adds;
       auto& earliest = op.kind == SetOp::Kind::kAdd ? pending_add_call : pending_remove_call;
       if (!earliest || op.call < *earliest) earliest = op.call;
       continue;
@@ -128,8 +129,10 @@ PrefixDecision decide_set_value(const SetOps& ops, std::span<const std::int32_t>
     return {Decision::kUncertain, "pending adds and removes of an observed value"};
   }
   if (pending_add_call) {
-    if (add && removes > 0) {  // the pending add might add the value again
-      return {Decision::kUncertain, "a pending add of a value added and removed already"};
+    // Two adds may succeed (a completed one and a pending one, or two pending ones): with a
+    // removal between them the value is present in two windows, which this check cannot place.
+    if (adds + pending_adds > 1 && removes > 0) {
+      return {Decision::kUncertain, "a pending add of a value that may be added and removed"};
     }
     if (!add) add = Window{*pending_add_call, kInfinity};
   }

@@ -9,7 +9,8 @@
 // true facts are absent keeps only its completed ops; a pending add of a value with true
 // observations but no completed successful add becomes that add, responding at +infinity; a
 // pending remove of a value that was added and not yet removed becomes its remove, likewise;
-// other mixes of pending adds/removes with observations are kUncertain (the caller asks the
+// other mixes of pending adds/removes with observations, and two adds that may both succeed
+// (pending ones included) around a completed removal, are kUncertain (the caller asks the
 // search). Unsupported: size(), a successful add of the same value twice, results that are not
 // booleans, unknown methods.
 //
