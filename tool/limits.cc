@@ -21,8 +21,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What an algorithm's own limit gets of the timeout: it stops with its partial result before the
+// backstop ends the process.
+constexpr double kAlgorithmShare = 0.95;
+
+// The clock starts with the process (static initialization), not with the command: the promise
+// is about the whole run as the user times it.
+const Clock::time_point process_start = Clock::now();
+
 struct State {
-  Clock::time_point start = Clock::now();
+  Clock::time_point start = process_start;
   double timeout_seconds = 0;
   std::string subject;
   bool json = false;
@@ -67,13 +75,12 @@ std::string format_seconds(double seconds) {
   std::_Exit(kExitUnknown);
 }
 
-// Ends the process when the time limit has passed by its grace, unless the command is already
-// printing its result (phase nullptr).
+// Ends the process when the time limit has passed, unless the command is already printing its
+// result (phase nullptr).
 void watch_deadline(double timeout_seconds) {
-  const double grace = std::max(0.03 * timeout_seconds, 0.02);
-  std::this_thread::sleep_until(state().start +
-                                std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(timeout_seconds + grace)));
+  std::this_thread::sleep_until(
+      state().start +
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds)));
   if (current_phase.load() == nullptr) return;
   exit_unknown("the time limit (" + format_seconds(timeout_seconds) + " s) was reached while " +
                phase_text());
@@ -92,7 +99,6 @@ void watch_deadline(double timeout_seconds) {
 
 void start_process_limits(const ProcessLimits& limits) {
   State& s = state();
-  s.start = Clock::now();
   s.timeout_seconds = limits.timeout_seconds;
   s.subject = limits.subject;
   s.json = limits.json;
@@ -110,7 +116,7 @@ double seconds_left() {
   const State& s = state();
   if (s.timeout_seconds <= 0) return 0;
   const double elapsed = std::chrono::duration<double>(Clock::now() - s.start).count();
-  return std::max(0.97 * s.timeout_seconds - elapsed, 1e-3);
+  return std::max(kAlgorithmShare * s.timeout_seconds - elapsed, 1e-3);
 }
 
 std::size_t heap_bytes_left() {

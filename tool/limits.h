@@ -8,8 +8,8 @@
 // These limits are the backstop for what has no budget of its own, e.g. reading a 10^6-operation
 // file:
 //   - time: a watchdog thread ends the process with exit 2 (unknown) and one line on stderr
-//     naming the phase ("reading the input") once the timeout has passed by 3 % (at least
-//     20 ms, for the scheduler's jitter);
+//     naming the phase ("reading the input") once the timeout has passed since the process
+//     started;
 //   - memory: every heap allocation of the process is counted (global operator new and delete,
 //     tool/heap_limit.cc); an allocation past the limit throws std::bad_alloc, which the tool
 //     reports as exit 2 with the phase. A small reserve lets the report itself allocate.
@@ -44,7 +44,7 @@ void start_process_limits(const ProcessLimits& limits);
 // `phase` must outlive the process (a string literal).
 void set_phase(const char* phase);
 
-// The time left of --timeout for an algorithm's own limit, 3 % of the timeout short of it so
+// The time left of --timeout for an algorithm's own limit, 5 % of the timeout short of it so
 // that the algorithm's partial result is printed before the backstop (at least a millisecond), or
 // 0 when there is no time limit (the convention of every timeout option: 0 means none).
 double seconds_left();
