@@ -24,10 +24,19 @@ std::string_view next_token(std::string_view line, std::size_t& pos) {
   return line.substr(start, pos - start);
 }
 
-std::optional<ProcessId> parse_process(std::string_view token) {
+// The process number; nullopt for a token that is not an integer (:nemesis). An integer beyond
+// ProcessId's range is an error, not noise.
+std::optional<ProcessId> parse_process(std::string_view token, const std::string& origin,
+                                       std::uint32_t line) {
   ProcessId process = 0;
   auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), process);
-  if (error != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  if (end != token.data() + token.size()) return std::nullopt;
+  if (error == std::errc::result_out_of_range) {
+    std::string shown(token.substr(0, 30));
+    if (token.size() > 30) shown += "...";
+    throw InputError(origin, line, "process " + shown + " does not fit in 64 bits");
+  }
+  if (error != std::errc()) return std::nullopt;
   return process;
 }
 
@@ -52,7 +61,7 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     const std::string_view type_token = next_token(line, pos);
     // Anything else jepsen.util logs ("Starting...", "Run complete") is not an operation.
     if (type_token.size() < 2 || type_token[0] != ':') continue;
-    const std::optional<ProcessId> process = parse_process(process_token);
+    const std::optional<ProcessId> process = parse_process(process_token, origin, line_number);
     if (!process) continue;  // :nemesis and other non-client processes
     const std::string_view f_token = next_token(line, pos);
     if (f_token.size() < 2 || f_token[0] != ':') {
