@@ -82,6 +82,12 @@ TEST(ScheduleTest, BadTextIsRejectedWithItsColumn) {
   EXPECT_EQ(
       error("pct | 0 | x@a.h:1"),
       "schedule text, column 11: bad point 'x@a.h:1' (expected ^, T-, T@file:line or T!file:line)");
+  // Regressions found by fuzz/schedule_fuzzer.cc: a repeated parameter did not survive the JSON
+  // form, and run lengths had no total bound.
+  EXPECT_EQ(error("pct seed=7x seed=7 | 0"),
+            "schedule text, column 13: parameter 'seed' given twice");
+  EXPECT_EQ(error("pct | 0x9999999 0x9999999"),
+            "schedule text, column 17: more than 10000000 decisions");
   EXPECT_EQ(error("pct | 0 | 0@a.h"),
             "schedule text, column 11: bad location in point '0@a.h' (expected file:line)");
 }

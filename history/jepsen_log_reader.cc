@@ -16,6 +16,18 @@ constexpr std::string_view kMarker = "jepsen.util - ";
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// Whether `token` is exactly one EDN keyword (":write", no comment or other text after it): the
+// method name must be one, and so JSON-writable.
+bool is_keyword(std::string_view token) {
+  if (token.size() < 2 || token[0] != ':') return false;
+  try {
+    const edn::Node node = edn::parse(token);
+    return node.kind == edn::Node::Kind::kKeyword && node.text == token.substr(1);
+  } catch (const edn::ParseError&) {
+    return false;
+  }
+}
+
 // The next blank-separated token of `line` at or after `pos`; advances `pos` past it.
 std::string_view next_token(std::string_view line, std::size_t& pos) {
   while (pos < line.size() && is_blank(line[pos])) ++pos;
@@ -64,10 +76,12 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     const std::optional<ProcessId> process = parse_process(process_token, origin, line_number);
     if (!process) continue;  // :nemesis and other non-client processes
     const std::string_view f_token = next_token(line, pos);
-    if (f_token.size() < 2 || f_token[0] != ':') {
+    if (!is_keyword(f_token)) {
+      std::string shown(f_token.substr(0, 40));
+      if (f_token.size() > 40) shown += "...";
       throw InputError(origin, line_number,
                        "expected the operation's :f keyword after " + std::string(type_token) +
-                           ", got `" + std::string(f_token) + "`");
+                           ", got `" + shown + "`");
     }
     while (pos < line.size() && is_blank(line[pos])) ++pos;
     std::string_view value_text = line.substr(pos);

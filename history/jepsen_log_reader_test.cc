@@ -120,6 +120,17 @@ TEST(JepsenLogReaderTest, RejectsCompletionsThatContradictTheirInvoke) {
   EXPECT_EQ(loaded.history.op(1).result, Value(2));
 }
 
+// Found by fuzz/jepsen_log_fuzzer.cc: a method name with bytes that are not UTF-8 made writing
+// the history as JSON throw.
+TEST(JepsenLogReaderTest, TheMethodMustBeAKeyword) {
+  expect_input_error("INFO  jepsen.util - 0\t:invoke\t:w\xa9rite\t1\n", Format::kJepsenLog, 1,
+                     "expected the operation's :f keyword after :invoke, got `:w\xa9rite`");
+  expect_input_error("INFO  jepsen.util - 0\t:invoke\t:a\"b\t1\n", Format::kJepsenLog, 1,
+                     ":f keyword");
+  expect_input_error(std::string("INFO  jepsen.util - 0\t:invoke\t:wr;\0\xf6\t1\n", 39),
+                     Format::kJepsenLog, 1, ":f keyword");
+}
+
 TEST(JepsenLogReaderTest, AProcessBeyond64BitsIsAnErrorNotNoise) {
   expect_input_error("INFO  jepsen.util - 99999999999999999999\t:invoke\t:read\tnil\n",
                      Format::kJepsenLog, 1, "process 99999999999999999999 does not fit in 64 bits");

@@ -129,13 +129,9 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
                                 std::uint32_t json_line) {
   OperationReader reader(op, index, origin, json_line);
   if (!op.is_object()) reader.fail("must be an object, got " + op.dump());
-  static const char* const kFields[] = {"process", "method", "args", "outcome", "result",
-                                        "call",    "return", "key",  "line",    "return_line"};
-  for (const auto& [name, unused] : op.items()) {
-    if (std::find_if(std::begin(kFields), std::end(kFields),
-                     [&](const char* f) { return name == f; }) == std::end(kFields)) {
-      reader.fail("unknown field \"" + name + "\"");
-    }
+  if (const auto name = unknown_field(op, {"process", "method", "args", "outcome", "result", "call",
+                                           "return", "key", "line", "return_line"})) {
+    reader.fail("unknown field \"" + *name + "\"");
   }
   ParsedOperation parsed;
   parsed.index = index;
@@ -195,6 +191,15 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
 }
 
 }  // namespace
+
+std::optional<std::string> unknown_field(const json& object,
+                                         std::initializer_list<std::string_view> known) {
+  if (!object.is_object()) return std::nullopt;
+  for (const auto& [name, unused] : object.items()) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+  }
+  return std::nullopt;
+}
 
 json value_to_json(const Value& value) {
   if (value.is_nil()) return nullptr;
@@ -310,13 +315,11 @@ History history_from_json(const json& document, const std::string& origin,
                      "unsupported history version " + version->dump() +
                          " (this linfault reads version " + std::to_string(kVersion) + ")");
   }
-  for (const auto& [name, unused] : document.items()) {
-    if (name != "linfault" && name != "version" && name != "model" && name != "operations") {
-      throw InputError(origin, 1,
-                       "unknown field \"" + name +
-                           "\" (a history has \"linfault\", \"version\", \"model\" and "
-                           "\"operations\")");
-    }
+  if (const auto name = unknown_field(document, {"linfault", "version", "model", "operations"})) {
+    throw InputError(origin, 1,
+                     "unknown field \"" + *name +
+                         "\" (a history has \"linfault\", \"version\", \"model\" and "
+                         "\"operations\")");
   }
   auto operations = document.find("operations");
   if (operations == document.end() || !operations->is_array()) {

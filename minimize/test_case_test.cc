@@ -201,6 +201,13 @@ TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
        "without a target"},
       {"max_steps", [](nlohmann::json& j) { j["max_steps"] = -3; }, "max_steps"},
       {"violation", [](nlohmann::json& j) { j["violation"] = false; }, "violation"},
+      // Regression of issue #19: unknown fields were ignored.
+      {"unknown field", [](nlohmann::json& j) { j["schedul"] = nullptr; },
+       "document: unknown field \"schedul\""},
+      {"unknown step field", [](nlohmann::json& j) { j["pc"][0][0]["reslt"] = 1; },
+       "pc[0][0]: unknown field \"reslt\""},
+      {"unknown history field", [](nlohmann::json& j) { j["history"]["extra"] = 1; },
+       "unknown field \"extra\""},
   };
   for (const Case& c : cases) {
     nlohmann::json j = good;
