@@ -240,6 +240,11 @@ Schedule Schedule::from_json(const nlohmann::json& json) {
     throw ScheduleFormatError("schedule JSON: " + problem);
   };
   if (!json.is_object()) fail("expected an object");
+  for (const auto& [key, unused] : json.items()) {
+    if (key != "scheduler" && key != "parameters" && key != "decisions" && key != "points") {
+      fail("unknown field \"" + key + "\"");
+    }
+  }
   Schedule s;
   if (!json.contains("scheduler") || !json["scheduler"].is_string())
     fail("missing string \"scheduler\"");

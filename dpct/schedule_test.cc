@@ -94,6 +94,8 @@ TEST(ScheduleTest, BadTextIsRejectedWithItsColumn) {
 
 TEST(ScheduleTest, BadJsonIsRejected) {
   EXPECT_THROW(Schedule::from_json(nlohmann::json::array()), ScheduleFormatError);
+  EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}, {"decisions", {0}}, {"seed", "1"}}),
+               ScheduleFormatError);  // issue #19: unknown fields are errors
   EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}}), ScheduleFormatError);
   EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}, {"decisions", {-1}}}),
                ScheduleFormatError);
