@@ -197,7 +197,7 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
 
 SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origin) {
   const Reader reader(origin);
-  if (!doc.is_object() || doc.value("linfault", "") != kKind) {
+  if (!history::is_document_kind(doc, kKind)) {
     reader.fail("document", "not a saved run (expected \"linfault\": \"saved-run\")");
   }
   if (reader.unsigned_number(doc, "version", "document") != kVersion) {

@@ -87,6 +87,7 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
     }
   };
   expect_error(nlohmann::json::array(), "not a saved run");
+  expect_error({{"linfault", nullptr}}, "not a saved run");  // threw nlohmann's type_error
   nlohmann::json no_target = doc;
   no_target.erase("target");
   expect_error(no_target, "\"target\"");

@@ -192,6 +192,12 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
 
 }  // namespace
 
+bool is_document_kind(const json& document, std::string_view kind) {
+  if (!document.is_object()) return false;
+  const auto tag = document.find("linfault");
+  return tag != document.end() && tag->is_string() && tag->get_ref<const std::string&>() == kind;
+}
+
 std::optional<std::string> unknown_field(const json& object,
                                          std::initializer_list<std::string_view> known) {
   if (!object.is_object()) return std::nullopt;

@@ -52,6 +52,11 @@ History history_from_json(const nlohmann::json& json, const std::string& origin)
 History history_from_json(const nlohmann::json& json, const std::string& origin,
                           const std::vector<std::uint32_t>& operation_lines);
 
+// Whether `document` is an object whose "linfault" member is the string `kind` ("saved-run",
+// "test-case", ...). Unlike json::value("linfault", ""), never throws (a null or numeric tag is
+// just not that kind).
+bool is_document_kind(const nlohmann::json& document, std::string_view kind);
+
 // The first member of `object` whose name is not in `known` (readers reject unknown fields), or
 // nullopt; nullopt too when `object` is not an object.
 std::optional<std::string> unknown_field(const nlohmann::json& object,

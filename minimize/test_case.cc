@@ -298,7 +298,7 @@ nlohmann::json test_case_to_json(const TestCase& tc) {
 }
 
 bool is_test_case_document(const nlohmann::json& doc) {
-  return doc.is_object() && doc.value("linfault", "") == kKind;
+  return history::is_document_kind(doc, kKind);
 }
 
 TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origin) {

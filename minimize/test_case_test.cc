@@ -177,6 +177,12 @@ TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
   const std::vector<Case> cases = {
       {"not an object", [](nlohmann::json& j) { j = nlohmann::json::array(); }, "not a test case"},
       {"saved run", [](nlohmann::json& j) { j["linfault"] = "saved-run"; }, "not a test case"},
+      // Found by fuzz/test_case_fuzzer.cc: a non-string tag threw nlohmann's type_error.
+      {"null kind",
+       [](nlohmann::json& j) {
+         j = {{"linfault", nullptr}};
+       },
+       "not a test case"},
       {"version", [](nlohmann::json& j) { j["version"] = 2; }, "version"},
       {"no model", [](nlohmann::json& j) { j.erase("model"); }, "missing field \"model\""},
       {"bad model", [](nlohmann::json& j) { j["model"] = "heap"; }, "unknown model \"heap\""},

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/saved_run.h"
+#include "history/json_format.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
 
@@ -25,7 +26,7 @@ namespace {
 bool is_saved_run(const std::string& file) {
   std::ifstream in(file);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.value("linfault", "") == "saved-run";
+  return history::is_document_kind(doc, "saved-run");
 }
 
 }  // namespace

@@ -22,7 +22,11 @@ for name in "${harnesses[@]}"; do
   if ! "$build/fuzz/${name}_fuzzer" -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$build/findings/bench-$name-" -print_final_stats=1 \
       "$work" "$root/fuzz/corpus/$name" >"$log" 2>&1; then
-    finding="YES: $(grep -m1 -E 'ERROR|finding|terminate' "$log" || echo "see $log")"
+    if grep -q "run interrupted" "$log"; then
+      finding="interrupted (SIGINT) before RUNS inputs"
+    else
+      finding="YES: $(grep -m1 -E 'ERROR|finding|terminate' "$log" || echo "see $log")"
+    fi
     status=1
   fi
   executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
