@@ -2,7 +2,8 @@
 # Runs every reader's libFuzzer harness (fuzz/) for RUNS inputs (default 10^6) from its seed
 # corpus and prints, per harness, the inputs executed, the time, the corpus reached and whether
 # there was a finding (kept in build-fuzz/findings/bench-<name>-*). Exits 1 if any harness found
-# something. Takes about an hour for the nine harnesses on a 2-core machine.
+# something. Took about 25 minutes for the nine harnesses on the busy 2-core machine (schedule
+# is the slowest, ~700-3000 inputs/s: its inputs may ask for up to 10^7 decisions).
 # Usage: bench/fuzz/run.sh [RUNS]
 set -euo pipefail
 runs=${1:-1000000}
