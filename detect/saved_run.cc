@@ -1,6 +1,7 @@
 #include "detect/saved_run.h"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -37,6 +38,14 @@ class Reader {
     throw history::InputError(origin_, 0, what_ + ": " + where + ": " + problem);
   }
 
+  // Fails on a member of `object` that is not one of `known`.
+  void only(const json& object, std::initializer_list<std::string_view> known,
+            const std::string& where) const {
+    if (const auto name = history::unknown_field(object, known)) {
+      fail(where, "unknown field \"" + *name + "\"");
+    }
+  }
+
   const json& field(const json& object, const char* name, const std::string& where) const {
     if (!object.is_object()) fail(where, "expected an object");
     auto it = object.find(name);
@@ -68,6 +77,7 @@ class Reader {
       const std::string at = where + "[" + std::to_string(i) + "]";
       history::Call call;
       call.method = string(list[i], "method", at);
+      only(list[i], {"method", "args"}, at);
       const json& args = field(list[i], "args", at);
       if (!args.is_array()) fail(at + ".args", "expected an array");
       for (const json& arg : args) {
@@ -90,6 +100,8 @@ class Reader {
 dpct::Workload read_workload(const Reader& reader, const json& workload, const std::string& at) {
   dpct::Workload out;
   const std::string prefix = at.empty() ? "" : at + ".";
+  if (!workload.is_object()) reader.fail(at.empty() ? "document" : at, "expected an object");
+  reader.only(workload, {"setup", "threads", "reveal"}, at.empty() ? "document" : at);
   out.setup =
       reader.calls(reader.field(workload, "setup", at.empty() ? "document" : at), prefix + "setup");
   const json& threads = reader.field(workload, "threads", at.empty() ? "document" : at);
@@ -186,12 +198,16 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
 
 SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origin) {
   const Reader reader(origin);
-  if (!doc.is_object() || doc.value("linfault", "") != kKind) {
+  if (!history::is_document_kind(doc, kKind)) {
     reader.fail("document", "not a saved run (expected \"linfault\": \"saved-run\")");
   }
   if (reader.unsigned_number(doc, "version", "document") != kVersion) {
     reader.fail("version", "unsupported version (this linfault reads version 1)");
   }
+  reader.only(doc,
+              {"linfault", "version", "target", "model", "seed", "scheduler", "workload",
+               "schedule", "outcome", "message", "verdict", "history"},
+              "document");
   SavedRun run;
   run.target = reader.string(doc, "target", "document");
   run.model = reader.string(doc, "model", "document");
@@ -199,12 +215,16 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
 
   const json& scheduler = reader.field(doc, "scheduler", "document");
   run.scheduling.kind = reader.string(scheduler, "kind", "scheduler");
+  reader.only(scheduler,
+              {"kind", "heuristic", "round_ops", "depth", "k", "max_steps", "description"},
+              "scheduler");
   const json& heuristic = reader.field(scheduler, "heuristic", "scheduler");
   if (!heuristic.is_boolean()) reader.fail("scheduler.heuristic", "expected true or false");
   run.scheduling.heuristic = heuristic.get<bool>();
   run.scheduling.round_ops = reader.unsigned_number(scheduler, "round_ops", "scheduler");
-  run.scheduling.depth =
-      static_cast<unsigned>(reader.unsigned_number(scheduler, "depth", "scheduler"));
+  const std::uint64_t depth = reader.unsigned_number(scheduler, "depth", "scheduler");
+  if (depth > std::numeric_limits<unsigned>::max()) reader.fail("scheduler.depth", "out of range");
+  run.scheduling.depth = static_cast<unsigned>(depth);
   run.scheduling.k = reader.unsigned_number(scheduler, "k", "scheduler");
   run.scheduling.max_steps = reader.unsigned_number(scheduler, "max_steps", "scheduler");
   run.scheduling.description = reader.string(scheduler, "description", "scheduler");
@@ -221,11 +241,15 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
 
   const json& verdict = reader.field(doc, "verdict", "document");
   run.verdict.result = parse_result(reader, reader.string(verdict, "result", "verdict"));
+  reader.only(verdict, {"result", "reason", "prefix_events", "culprit"}, "verdict");
   run.verdict.reason = reader.string(verdict, "reason", "verdict");
   if (run.verdict.result == Result::kViolation) {
     run.verdict.prefix_events = reader.unsigned_number(verdict, "prefix_events", "verdict");
-    run.verdict.culprit =
-        static_cast<history::OpIndex>(reader.unsigned_number(verdict, "culprit", "verdict"));
+    const std::uint64_t culprit = reader.unsigned_number(verdict, "culprit", "verdict");
+    if (culprit > static_cast<std::uint64_t>(std::numeric_limits<history::OpIndex>::max())) {
+      reader.fail("verdict.culprit", "out of range");
+    }
+    run.verdict.culprit = static_cast<history::OpIndex>(culprit);
   }
   run.history = history::history_from_json(reader.field(doc, "history", "document"), origin);
   return run;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "detect/driver.h"
 #include "dpct/replay_scheduler.h"
@@ -85,6 +87,7 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
     }
   };
   expect_error(nlohmann::json::array(), "not a saved run");
+  expect_error({{"linfault", nullptr}}, "not a saved run");  // threw nlohmann's type_error
   nlohmann::json no_target = doc;
   no_target.erase("target");
   expect_error(no_target, "\"target\"");
@@ -97,6 +100,21 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
   nlohmann::json bad_outcome = doc;
   bad_outcome["outcome"] = "exploded";
   expect_error(bad_outcome, "exploded");
+  // Regression of issue #19: unknown fields were ignored, and out-of-range numbers truncated.
+  for (const auto& [path, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {"/colour", "document: unknown field \"colour\""},
+           {"/scheduler/seed", "scheduler: unknown field \"seed\""},
+           {"/verdict/why", "verdict: unknown field \"why\""},
+           {"/workload/teardown", "workload: unknown field \"teardown\""},
+           {"/workload/threads/0/0/result", "workload.threads[0][0]: unknown field \"result\""},
+           {"/history/note", "unknown field \"note\""}}) {
+    nlohmann::json extra = doc;
+    extra[nlohmann::json::json_pointer(path)] = 1;
+    expect_error(extra, fragment);
+  }
+  nlohmann::json deep = doc;
+  deep["scheduler"]["depth"] = std::uint64_t{1} << 33;
+  expect_error(deep, "scheduler.depth: out of range");
 
   EXPECT_THROW(read_saved_run("/nonexistent/run.json"), history::OpenError);
 }

@@ -9,6 +9,9 @@ namespace linfault::dpct {
 namespace {
 
 constexpr std::string_view kSpaces = " \t\r\n";
+// A run has at most its executor's max_steps decisions; this bounds what a text can ask for
+// ("0x99999999 0x99999999 ..." would otherwise exhaust memory).
+constexpr std::size_t kMaxDecisions = 10'000'000;
 
 struct Token {
   std::string_view text;
@@ -184,7 +187,11 @@ Schedule Schedule::from_text(std::string_view text) {
     if (eq == std::string_view::npos || eq == 0) {
       fail_at(head[i].column, "expected key=value, got '" + std::string(head[i].text) + "'");
     }
-    s.parameters.emplace_back(head[i].text.substr(0, eq), head[i].text.substr(eq + 1));
+    const std::string_view key = head[i].text.substr(0, eq);
+    if (s.parameter(key) != nullptr) {
+      fail_at(head[i].column, "parameter '" + std::string(key) + "' given twice");
+    }
+    s.parameters.emplace_back(key, head[i].text.substr(eq + 1));
   }
 
   for (const Token& token : tokenize(decisions, bar1 + 1)) {
@@ -196,7 +203,9 @@ Schedule Schedule::from_text(std::string_view text) {
          (!parse_number(token.text.substr(x + 1), count) || count == 0))) {
       fail_at(token.column, "bad decision '" + std::string(token.text) + "' (expected T or TxN)");
     }
-    if (count > 100'000'000) fail_at(token.column, "decision run too long");
+    if (count > kMaxDecisions - s.decisions.size()) {
+      fail_at(token.column, "more than " + std::to_string(kMaxDecisions) + " decisions");
+    }
     s.decisions.insert(s.decisions.end(), count, thread);
   }
 
@@ -231,6 +240,11 @@ Schedule Schedule::from_json(const nlohmann::json& json) {
     throw ScheduleFormatError("schedule JSON: " + problem);
   };
   if (!json.is_object()) fail("expected an object");
+  for (const auto& [key, unused] : json.items()) {
+    if (key != "scheduler" && key != "parameters" && key != "decisions" && key != "points") {
+      fail("unknown field \"" + key + "\"");
+    }
+  }
   Schedule s;
   if (!json.contains("scheduler") || !json["scheduler"].is_string())
     fail("missing string \"scheduler\"");

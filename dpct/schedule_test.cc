@@ -82,12 +82,20 @@ TEST(ScheduleTest, BadTextIsRejectedWithItsColumn) {
   EXPECT_EQ(
       error("pct | 0 | x@a.h:1"),
       "schedule text, column 11: bad point 'x@a.h:1' (expected ^, T-, T@file:line or T!file:line)");
+  // Regressions found by fuzz/schedule_fuzzer.cc: a repeated parameter did not survive the JSON
+  // form, and run lengths had no total bound.
+  EXPECT_EQ(error("pct seed=7x seed=7 | 0"),
+            "schedule text, column 13: parameter 'seed' given twice");
+  EXPECT_EQ(error("pct | 0x9999999 0x9999999"),
+            "schedule text, column 17: more than 10000000 decisions");
   EXPECT_EQ(error("pct | 0 | 0@a.h"),
             "schedule text, column 11: bad location in point '0@a.h' (expected file:line)");
 }
 
 TEST(ScheduleTest, BadJsonIsRejected) {
   EXPECT_THROW(Schedule::from_json(nlohmann::json::array()), ScheduleFormatError);
+  EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}, {"decisions", {0}}, {"seed", "1"}}),
+               ScheduleFormatError);  // issue #19: unknown fields are errors
   EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}}), ScheduleFormatError);
   EXPECT_THROW(Schedule::from_json({{"scheduler", "pct"}, {"decisions", {-1}}}),
                ScheduleFormatError);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <set>
 #include <stdexcept>
 
 namespace linfault::history::edn {
@@ -18,11 +19,55 @@ void append_utf8(std::string& out, std::uint32_t code_point) {
   } else if (code_point < 0x800) {
     out += static_cast<char>(0xC0 | (code_point >> 6));
     out += static_cast<char>(0x80 | (code_point & 0x3F));
-  } else {
+  } else if (code_point < 0x10000) {
     out += static_cast<char>(0xE0 | (code_point >> 12));
     out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code_point >> 18));
+    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
   }
+}
+
+// The byte offset of the first malformed UTF-8 sequence in `text` (overlong forms, surrogates and
+// code points above U+10FFFF included), or npos. Strings must be valid UTF-8: they end up in JSON.
+std::size_t invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    std::uint32_t code_point = 0;
+    if (byte < 0x80) {
+      ++i;
+      continue;
+    } else if ((byte & 0xE0) == 0xC0) {
+      length = 2;
+      code_point = byte & 0x1F;
+    } else if ((byte & 0xF0) == 0xE0) {
+      length = 3;
+      code_point = byte & 0x0F;
+    } else if ((byte & 0xF8) == 0xF0) {
+      length = 4;
+      code_point = byte & 0x07;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return i;
+      code_point = (code_point << 6) | (next & 0x3F);
+    }
+    static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code_point < kSmallest[length] || code_point > 0x10FFFF ||
+        (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+      return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
 }
 
 class Parser {
@@ -161,7 +206,13 @@ class Parser {
         fail("unterminated string");
       }
       const char c = text_[pos_++];
-      if (c == '"') break;
+      if (c == '"') {
+        if (const std::size_t bad = invalid_utf8_at(node.text); bad != std::string_view::npos) {
+          pos_ = start;
+          fail("string is not valid UTF-8 (byte " + std::to_string(bad) + " of its contents)");
+        }
+        break;
+      }
       if (c != '\\') {
         node.text += c;
         continue;
@@ -201,13 +252,27 @@ class Parser {
     return node;
   }
 
-  std::string parse_unicode_escape() {
-    if (pos_ + 4 > text_.size()) fail("\\u needs four hex digits");
+  std::uint32_t parse_hex4() {
     std::uint32_t code_point = 0;
+    if (pos_ + 4 > text_.size()) fail("\\u needs four hex digits");
     auto [end, error] =
         std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code_point, 16);
     if (error != std::errc() || end != text_.data() + pos_ + 4) fail("\\u needs four hex digits");
     pos_ += 4;
+    return code_point;
+  }
+
+  // After "\u": one code point, or a UTF-16 surrogate pair \uD83D\uDE00.
+  std::string parse_unicode_escape() {
+    std::uint32_t code_point = parse_hex4();
+    if (code_point >= 0xDC00 && code_point <= 0xDFFF) fail("\\u escape is a lone low surrogate");
+    if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+      if (text_.substr(pos_, 2) != "\\u") fail("\\u high surrogate without its low surrogate");
+      pos_ += 2;
+      const std::uint32_t low = parse_hex4();
+      if (low < 0xDC00 || low > 0xDFFF) fail("\\u high surrogate without its low surrogate");
+      code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
+    }
     std::string out;
     append_utf8(out, code_point);
     return out;
@@ -238,6 +303,17 @@ class Parser {
     if (node.items.size() % 2 != 0) {
       pos_ = open;
       fail("map has a key without a value");
+    }
+    // Written forms are distinct for distinct nodes, so they identify the keys.
+    std::set<std::string> keys;
+    for (std::size_t i = 0; i < node.items.size(); i += 2) {
+      std::string key = node.items[i].to_string();
+      if (keys.count(key) != 0) {
+        pos_ = open;
+        if (key.size() > 40) key = key.substr(0, 37) + "...";
+        fail("duplicate key " + key + " in a map");
+      }
+      keys.insert(std::move(key));
     }
     return node;
   }

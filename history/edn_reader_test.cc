@@ -62,5 +62,31 @@ TEST(EdnReaderTest, RejectsMalformedLines) {
                      "after its :info on line 2");
 }
 
+// Regression tests of issue #19: an :ok whose :key or value contradicts its invoke, and repeated
+// map keys (the last one won), were accepted silently.
+TEST(EdnReaderTest, RejectsCompletionsThatContradictTheirInvoke) {
+  const std::string invoke = "{:process 3, :type :invoke, :f :put, :key \"a\", :value \"x\"}\n";
+  expect_input_error(invoke + "{:process 3, :type :ok, :f :put, :key \"b\", :value \"x\"}\n",
+                     Format::kEdn, 2,
+                     ":ok :key \"b\" for process 3 contradicts its :invoke on line 1");
+  expect_input_error(invoke + "{:process 3, :type :ok, :f :put, :key \"a\", :value \"y\"}\n",
+                     Format::kEdn, 2, ":ok :put \"y\" for process 3 contradicts");
+  // A transaction's reads are filled in by its completion.
+  const LoadedHistory txn = load_history_text(
+      "{:process 0, :type :invoke, :f :txn, :value [[:append 1 2] [:r 1 nil]]}\n"
+      "{:process 0, :type :ok, :f :txn, :value [[:append 1 2] [:r 1 [2]]]}\n",
+      "in.txt", Format::kEdn);
+  EXPECT_EQ(txn.history.op(0).result.to_string(), "[[\":append\" 1 2] [\":r\" 1 [2]]]");
+  expect_input_error(
+      "{:process 0, :type :invoke, :f :txn, :value [[:append 1 2] [:r 1 nil]]}\n"
+      "{:process 0, :type :ok, :f :txn, :value [[:append 1 3] [:r 1 [2]]]}\n",
+      Format::kEdn, 2, "contradicts its :invoke on line 1");
+}
+
+TEST(EdnReaderTest, RepeatedMapKeysAreErrors) {
+  expect_input_error("{:process 1, :type :invoke, :f :read, :process 2}\n", Format::kEdn, 1,
+                     "duplicate key :process in a map");
+}
+
 }  // namespace
 }  // namespace linfault::history

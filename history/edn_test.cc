@@ -72,5 +72,19 @@ TEST(EdnTest, DeepNestingIsAnErrorNotACrash) {
   expect_error(std::string(1000, '['), 201, "nested");
 }
 
+TEST(EdnTest, StringsAreValidUtf8) {
+  EXPECT_EQ(parse("\"\\u00e9\\ud83d\\ude00\"").text, "\xc3\xa9\xf0\x9f\x98\x80");
+  expect_error("\"a\xff\"", 1, "not valid UTF-8");
+  expect_error("\"\xc0\xaf\"", 1, "not valid UTF-8");  // overlong '/'
+  expect_error("\"\\ud800\"", 8, "without its low surrogate");
+  expect_error("\"\\udc00\"", 8, "lone low surrogate");
+}
+
+TEST(EdnTest, RepeatedMapKeysAreErrors) {
+  expect_error("{:a 1 :b 2 :a 3}", 1, "duplicate key :a");
+  expect_error("{[1 2] 1 [1 2] 2}", 1, "duplicate key [1 2]");
+  EXPECT_EQ(parse("{\"a\" 1 :a 2 a 3}").items.size(), 6u);  // a string, a keyword, a symbol
+}
+
 }  // namespace
 }  // namespace linfault::history::edn

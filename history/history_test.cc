@@ -39,6 +39,24 @@ History overlapping_pair() {
   return std::move(builder).build();
 }
 
+// Regression test of issue #19: std::variant's operator< compares equal list elements twice, so
+// ordering two equal values nested 60 deep never finished.
+TEST(ValueTest, OrderIsLinearInTheNesting) {
+  Value a(1), b(1), c(2);
+  for (int level = 0; level < 60; ++level) {
+    a = Value(Value::List{a});
+    b = Value(Value::List{b});
+    c = Value(Value::List{c});
+  }
+  EXPECT_FALSE(a < b);
+  EXPECT_FALSE(b < a);
+  EXPECT_TRUE(a < c);
+  EXPECT_FALSE(c < a);
+  EXPECT_EQ(Value::compare(a, b), 0);
+  EXPECT_TRUE(Value(Value::List{1, 2}) < Value(Value::List{1, 2, 0}));
+  EXPECT_TRUE(Value(true) < Value(0));  // by kind first
+}
+
 TEST(HistoryTest, BuilderOrdersEventsAndLeavesOpenCallsPending) {
   const History h = overlapping_pair();
   ASSERT_EQ(h.size(), 3u);

@@ -16,6 +16,18 @@ constexpr std::string_view kMarker = "jepsen.util - ";
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// Whether `token` is exactly one EDN keyword (":write", no comment or other text after it): the
+// method name must be one, and so JSON-writable.
+bool is_keyword(std::string_view token) {
+  if (token.size() < 2 || token[0] != ':') return false;
+  try {
+    const edn::Node node = edn::parse(token);
+    return node.kind == edn::Node::Kind::kKeyword && node.text == token.substr(1);
+  } catch (const edn::ParseError&) {
+    return false;
+  }
+}
+
 // The next blank-separated token of `line` at or after `pos`; advances `pos` past it.
 std::string_view next_token(std::string_view line, std::size_t& pos) {
   while (pos < line.size() && is_blank(line[pos])) ++pos;
@@ -24,10 +36,19 @@ std::string_view next_token(std::string_view line, std::size_t& pos) {
   return line.substr(start, pos - start);
 }
 
-std::optional<ProcessId> parse_process(std::string_view token) {
+// The process number; nullopt for a token that is not an integer (:nemesis). An integer beyond
+// ProcessId's range is an error, not noise.
+std::optional<ProcessId> parse_process(std::string_view token, const std::string& origin,
+                                       std::uint32_t line) {
   ProcessId process = 0;
   auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), process);
-  if (error != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  if (end != token.data() + token.size()) return std::nullopt;
+  if (error == std::errc::result_out_of_range) {
+    std::string shown(token.substr(0, 30));
+    if (token.size() > 30) shown += "...";
+    throw InputError(origin, line, "process " + shown + " does not fit in 64 bits");
+  }
+  if (error != std::errc()) return std::nullopt;
   return process;
 }
 
@@ -52,13 +73,15 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     const std::string_view type_token = next_token(line, pos);
     // Anything else jepsen.util logs ("Starting...", "Run complete") is not an operation.
     if (type_token.size() < 2 || type_token[0] != ':') continue;
-    const std::optional<ProcessId> process = parse_process(process_token);
+    const std::optional<ProcessId> process = parse_process(process_token, origin, line_number);
     if (!process) continue;  // :nemesis and other non-client processes
     const std::string_view f_token = next_token(line, pos);
-    if (f_token.size() < 2 || f_token[0] != ':') {
+    if (!is_keyword(f_token)) {
+      std::string shown(f_token.substr(0, 40));
+      if (f_token.size() > 40) shown += "...";
       throw InputError(origin, line_number,
                        "expected the operation's :f keyword after " + std::string(type_token) +
-                           ", got `" + std::string(f_token) + "`");
+                           ", got `" + shown + "`");
     }
     while (pos < line.size() && is_blank(line[pos])) ++pos;
     std::string_view value_text = line.substr(pos);

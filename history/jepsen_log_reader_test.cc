@@ -96,5 +96,45 @@ TEST(JepsenLogReaderTest, RejectsMalformedLinesWithTheirLine) {
                      Format::kJepsenLog, 3, "process 3 invokes :read after its :info on line 2");
 }
 
+// Regression tests of issue #19: a completion that contradicts its invoke changed the verdict
+// silently, and a process number beyond 64 bits was dropped as noise.
+TEST(JepsenLogReaderTest, RejectsCompletionsThatContradictTheirInvoke) {
+  const std::string line = "INFO  jepsen.util - 3\t";
+  expect_input_error(line + ":invoke\t:write\t3\n" + line + ":ok\t:write\t4\n", Format::kJepsenLog,
+                     2, ":ok :write 4 for process 3 contradicts its :invoke on line 1 (:write 3)");
+  expect_input_error(line + ":invoke\t:cas\t[1 2]\n" + line + ":ok\t:cas\t[1 3]\n",
+                     Format::kJepsenLog, 2, "contradicts its :invoke on line 1 (:cas [1 2])");
+  expect_input_error(line + ":invoke\t:cas\t[1 2]\n" + line + ":fail\t:cas\t[2 2]\n",
+                     Format::kJepsenLog, 2, ":fail :cas [2 2] for process 3 contradicts");
+  expect_input_error(line + ":invoke\t:write\t3\n" + line + ":info\t:write\t5\n",
+                     Format::kJepsenLog, 2, ":info :write 5 for process 3 contradicts");
+  // What stays valid: an echo, a read's value, and a keyword detail on :fail and :info.
+  const LoadedHistory loaded =
+      load_history_text(line + ":invoke\t:cas\t[1 2]\n" + line + ":ok\t:cas\t[1 2]\n" + line +
+                            ":invoke\t:read\tnil\n" + line + ":ok\t:read\t2\n" + line +
+                            ":invoke\t:write\t3\n" + line + ":fail\t:write\t:timed-out\n" + line +
+                            ":invoke\t:write\t4\n" + line + ":info\t:write\t:timed-out\n",
+                        "in.txt", Format::kJepsenLog);
+  ASSERT_EQ(loaded.history.size(), 4u);
+  EXPECT_EQ(loaded.history.op(0).result, Value(true));
+  EXPECT_EQ(loaded.history.op(1).result, Value(2));
+}
+
+// Found by fuzz/jepsen_log_fuzzer.cc: a method name with bytes that are not UTF-8 made writing
+// the history as JSON throw.
+TEST(JepsenLogReaderTest, TheMethodMustBeAKeyword) {
+  expect_input_error("INFO  jepsen.util - 0\t:invoke\t:w\xa9rite\t1\n", Format::kJepsenLog, 1,
+                     "expected the operation's :f keyword after :invoke, got `:w\xa9rite`");
+  expect_input_error("INFO  jepsen.util - 0\t:invoke\t:a\"b\t1\n", Format::kJepsenLog, 1,
+                     ":f keyword");
+  expect_input_error(std::string("INFO  jepsen.util - 0\t:invoke\t:wr;\0\xf6\t1\n", 39),
+                     Format::kJepsenLog, 1, ":f keyword");
+}
+
+TEST(JepsenLogReaderTest, AProcessBeyond64BitsIsAnErrorNotNoise) {
+  expect_input_error("INFO  jepsen.util - 99999999999999999999\t:invoke\t:read\tnil\n",
+                     Format::kJepsenLog, 1, "process 99999999999999999999 does not fit in 64 bits");
+}
+
 }  // namespace
 }  // namespace linfault::history

@@ -1,8 +1,36 @@
+#include <string>
 #include <utility>
 
 #include "history/readers.h"
 
 namespace linfault::history {
+namespace {
+
+// Whether a completion's `value` agrees with the invoke's `argument`: equal, or the same shape
+// with the argument's nils filled in. Visits each element once, so it is linear in the values.
+bool completes(const Value& argument, const Value& value) {
+  if (argument.is_nil() || argument == value) return true;
+  if (!argument.is_list() || !value.is_list()) return false;
+  const Value::List& asked = argument.as_list();
+  const Value::List& answered = value.as_list();
+  if (asked.size() != answered.size()) return false;
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    if (!completes(asked[i], answered[i])) return false;
+  }
+  return true;
+}
+
+bool is_keyword(const Value& value) {
+  return value.is_string() && value.as_string().size() > 1 && value.as_string()[0] == ':';
+}
+
+std::string shown(const Value& value) {
+  std::string text = value.to_string();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+}  // namespace
 
 void JepsenRecorder::fail(std::uint32_t line, const std::string& problem) const {
   throw InputError(origin_, line, problem);
@@ -31,8 +59,8 @@ void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_v
       call.args.push_back(*key);
     }
     if (!value.is_nil()) call.args.push_back(value);
-    builder_.invoke(process, std::move(call), line, std::move(key));
-    open_[process] = OpenCall{std::string(method), std::move(value), line};
+    builder_.invoke(process, std::move(call), line, key);
+    open_[process] = OpenCall{std::string(method), std::move(value), std::move(key), line};
     methods_.insert(std::string(method));
     return;
   }
@@ -51,6 +79,18 @@ void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_v
     fail(line, ":" + std::string(type) + " :" + std::string(method) + " for " + who +
                    " does not match its open call :" + open->second.method + " (line " +
                    std::to_string(open->second.line) + ")");
+  }
+  const OpenCall& call = open->second;
+  const std::string against =
+      " for " + who + " contradicts its :invoke on line " + std::to_string(call.line);
+  if (key && (!call.key || !(*key == *call.key))) {
+    fail(line, ":" + std::string(type) + " :key " + shown(*key) + against +
+                   (call.key ? " (:key " + shown(*call.key) + ")" : " (no :key)"));
+  }
+  const bool detail = type != "ok" && is_keyword(value);
+  if (!value.is_nil() && !detail && !completes(call.argument, value)) {
+    fail(line, ":" + std::string(type) + " :" + std::string(method) + " " + shown(value) + against +
+                   " (:" + call.method + " " + shown(call.argument) + ")");
   }
   if (type == "info") {
     builder_.respond(process, Outcome::kPending, Value(), line);

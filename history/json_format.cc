@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "history/readers.h"
@@ -128,13 +129,9 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
                                 std::uint32_t json_line) {
   OperationReader reader(op, index, origin, json_line);
   if (!op.is_object()) reader.fail("must be an object, got " + op.dump());
-  static const char* const kFields[] = {"process", "method", "args", "outcome", "result",
-                                        "call",    "return", "key",  "line",    "return_line"};
-  for (const auto& [name, unused] : op.items()) {
-    if (std::find_if(std::begin(kFields), std::end(kFields),
-                     [&](const char* f) { return name == f; }) == std::end(kFields)) {
-      reader.fail("unknown field \"" + name + "\"");
-    }
+  if (const auto name = unknown_field(op, {"process", "method", "args", "outcome", "result", "call",
+                                           "return", "key", "line", "return_line"})) {
+    reader.fail("unknown field \"" + *name + "\"");
   }
   ParsedOperation parsed;
   parsed.index = index;
@@ -194,6 +191,21 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
 }
 
 }  // namespace
+
+bool is_document_kind(const json& document, std::string_view kind) {
+  if (!document.is_object()) return false;
+  const auto tag = document.find("linfault");
+  return tag != document.end() && tag->is_string() && tag->get_ref<const std::string&>() == kind;
+}
+
+std::optional<std::string> unknown_field(const json& object,
+                                         std::initializer_list<std::string_view> known) {
+  if (!object.is_object()) return std::nullopt;
+  for (const auto& [name, unused] : object.items()) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+  }
+  return std::nullopt;
+}
 
 json value_to_json(const Value& value) {
   if (value.is_nil()) return nullptr;
@@ -309,6 +321,12 @@ History history_from_json(const json& document, const std::string& origin,
                      "unsupported history version " + version->dump() +
                          " (this linfault reads version " + std::to_string(kVersion) + ")");
   }
+  if (const auto name = unknown_field(document, {"linfault", "version", "model", "operations"})) {
+    throw InputError(origin, 1,
+                     "unknown field \"" + *name +
+                         "\" (a history has \"linfault\", \"version\", \"model\" and "
+                         "\"operations\")");
+  }
   auto operations = document.find("operations");
   if (operations == document.end() || !operations->is_array()) {
     throw InputError(origin, 1, "missing \"operations\" array");
@@ -377,73 +395,123 @@ History history_from_json(const json& document, const std::string& origin,
 
 namespace {
 
-// Records the line on which each element of the top-level "operations" array starts. A SAX pass
-// over the text: nlohmann's DOM parser with a callback rescans the enclosing array at every
-// closing brace, which makes it quadratic in the number of operations.
-class OperationLineRecorder : public nlohmann::json_sax<json> {
+// Builds the DOM in one SAX pass, strictly: a key repeated in an object, a number too large for a
+// double and nesting deeper than kMaxJsonDepth are errors (nlohmann's own DOM parser keeps the
+// last of repeated keys and reports overflow as an out_of_range exception). It also records the
+// line on which each element of the top-level "operations" array starts. (nlohmann's DOM parser
+// with a callback rescans the enclosing array at every closing brace: quadratic.)
+class StrictDomBuilder : public nlohmann::json_sax<json> {
  public:
-  OperationLineRecorder(const std::uint32_t* newlines, std::vector<std::uint32_t>* lines)
-      : newlines_(newlines), lines_(lines) {}
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return enter(); }
-  bool end_object() override { return leave(); }
-  bool start_array(std::size_t) override { return enter(); }
-  bool end_array() override { return leave(); }
+  StrictDomBuilder(const std::uint32_t* newlines, std::vector<std::uint32_t>* operation_lines)
+      : newlines_(newlines), operation_lines_(operation_lines) {}
+
+  json& document() { return document_; }
+  // After sax_parse() returned false: the problem, and its byte offset when the lexer gave one.
+  const std::string& problem() const { return problem_; }
+  std::optional<std::size_t> problem_byte() const { return problem_byte_; }
+  std::uint32_t current_line() const { return *newlines_ + 1; }
+
+  bool null() override { return add(json(nullptr)); }
+  bool boolean(bool value) override { return add(json(value)); }
+  bool number_integer(number_integer_t value) override { return add(json(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return add(json(value)); }
+  bool number_float(number_float_t value, const string_t&) override { return add(json(value)); }
+  bool string(string_t& value) override { return add(json(std::move(value))); }
+  bool binary(binary_t&) override { return reject("binary values are not JSON"); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { return close(); }
   bool key(string_t& name) override {
-    if (depth_ == 1) in_operations_ = name == "operations";
+    json& object = *open_.back();
+    if (object.contains(name)) return reject("duplicate key \"" + name + "\" in an object");
+    if (open_.size() == 1) in_operations_ = name == "operations";
+    key_ = std::move(name);
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+  bool parse_error(std::size_t byte, const std::string& token,
+                   const nlohmann::detail::exception& error) override {
+    problem_byte_ = byte;
+    if (error.id == 406) {  // out_of_range: a number beyond a double's range
+      std::string shown = token.size() > 30 ? token.substr(0, 27) + "..." : token;
+      problem_ = "number " + shown + " is out of range";
+      return false;
+    }
+    problem_ = error.what();
+    if (const std::size_t column = problem_.find(", column "); column != std::string::npos) {
+      problem_ = problem_.substr(problem_.find(": ", column) + 2);
+    } else if (const std::size_t bracket = problem_.find("] "); bracket != std::string::npos) {
+      problem_ = problem_.substr(bracket + 2);
+    }
     return false;
   }
 
  private:
-  bool enter() {
-    if (depth_ == 2 && in_operations_) lines_->push_back(*newlines_ + 1);
-    ++depth_;
+  static constexpr std::size_t kMaxJsonDepth = 256;
+
+  bool reject(std::string problem) {
+    problem_ = std::move(problem);
+    return false;
+  }
+
+  // Places `value` in the innermost open container (or as the document) and returns it.
+  json* place(json value) {
+    if (open_.empty()) {
+      document_ = std::move(value);
+      return &document_;
+    }
+    json& container = *open_.back();
+    if (container.is_array()) {
+      if (open_.size() == 2 && in_operations_ && operation_lines_ != nullptr) {
+        operation_lines_->push_back(current_line());
+      }
+      container.push_back(std::move(value));
+      return &container.back();
+    }
+    return &(container[std::move(key_)] = std::move(value));
+  }
+  bool add(json value) {
+    place(std::move(value));
     return true;
   }
-  bool leave() {
-    --depth_;
+  bool open(json container) {
+    if (open_.size() >= kMaxJsonDepth) {
+      return reject("nested more than " + std::to_string(kMaxJsonDepth) + " deep");
+    }
+    open_.push_back(place(std::move(container)));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
     return true;
   }
 
   const std::uint32_t* newlines_;
-  std::vector<std::uint32_t>* lines_;
-  int depth_ = 0;
+  std::vector<std::uint32_t>* operation_lines_;
+  json document_;
+  std::vector<json*> open_;  // the containers being filled, outermost first
+  std::string key_;          // the key of the next member of the innermost object
   bool in_operations_ = false;
+  std::string problem_;
+  std::optional<std::size_t> problem_byte_;
 };
 
 }  // namespace
 
 json parse_json_text(std::string_view text, const std::string& origin,
                      std::vector<std::uint32_t>* operation_lines) {
-  json document;
-  try {
-    document = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string message = e.what();
-    if (const std::size_t column = message.find(", column "); column != std::string::npos) {
-      message = message.substr(message.find(": ", column) + 2);
-    } else if (const std::size_t colon = message.find("] "); colon != std::string::npos) {
-      message = message.substr(colon + 2);
-    }
-    throw InputError(origin, line_of_byte(text, e.byte == 0 ? 0 : e.byte - 1),
-                     "invalid JSON: " + message);
+  std::uint32_t newlines = 0;
+  StrictDomBuilder builder(&newlines, operation_lines);
+  const bool parsed =
+      json::sax_parse(LineCountingIterator(text.data(), &newlines),
+                      LineCountingIterator(text.data() + text.size(), &newlines), &builder);
+  if (!parsed) {
+    const std::optional<std::size_t> byte = builder.problem_byte();
+    const std::uint32_t line =
+        byte ? line_of_byte(text, *byte == 0 ? 0 : *byte - 1) : builder.current_line();
+    throw InputError(origin, line, "invalid JSON: " + builder.problem());
   }
-  if (operation_lines != nullptr) {
-    std::uint32_t newlines = 0;
-    OperationLineRecorder recorder(&newlines, operation_lines);
-    json::sax_parse(LineCountingIterator(text.data(), &newlines),
-                    LineCountingIterator(text.data() + text.size(), &newlines), &recorder);
-  }
-  return document;
+  return std::move(builder.document());
 }
 
 LoadedHistory read_json_history(std::string_view text, const std::string& origin) {

@@ -24,6 +24,7 @@
 #define LINFAULT_HISTORY_JSON_FORMAT_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,8 +52,20 @@ History history_from_json(const nlohmann::json& json, const std::string& origin)
 History history_from_json(const nlohmann::json& json, const std::string& origin,
                           const std::vector<std::uint32_t>& operation_lines);
 
-// Parses JSON text, reporting syntax errors as InputError "origin:line: ..." and recording the
-// line of each element of the top-level "operations" array in `operation_lines`.
+// Whether `document` is an object whose "linfault" member is the string `kind` ("saved-run",
+// "test-case", ...). Unlike json::value("linfault", ""), never throws (a null or numeric tag is
+// just not that kind).
+bool is_document_kind(const nlohmann::json& document, std::string_view kind);
+
+// The first member of `object` whose name is not in `known` (readers reject unknown fields), or
+// nullopt; nullopt too when `object` is not an object.
+std::optional<std::string> unknown_field(const nlohmann::json& object,
+                                         std::initializer_list<std::string_view> known);
+
+// Parses JSON text strictly: a key repeated in an object, a number beyond a double's range and
+// nesting deeper than 256 are errors, as are syntax errors. Reports them as InputError
+// "origin:line: invalid JSON: ..." and records the line of each element of the top-level
+// "operations" array in `operation_lines` (when not null). Linear in the text.
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
                                std::vector<std::uint32_t>* operation_lines);
 

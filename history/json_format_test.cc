@@ -148,12 +148,38 @@ TEST(JsonFormatTest, RejectsBadDocumentsWithTheOperationsLine) {
   expect_input_error("{\"operations\": [\n{\"process\": 1,,}]}", Format::kJson, 2, "invalid JSON");
   expect_input_error("{\"linfault\": \"verdict\", \"operations\": []}", Format::kJson, 1,
                      "not a history");
-  expect_input_error("{\"ops\": []}", Format::kJson, 1, "missing \"operations\" array");
+  expect_input_error("{\"ops\": []}", Format::kJson, 1, "unknown field \"ops\"");
+  expect_input_error("{\"model\": \"stack\"}", Format::kJson, 1, "missing \"operations\" array");
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
   expect_input_error(
       "{\"operations\": [\n{\"process\": 1, \"method\": \"m\", \"call\": 0, \"args\": [" + deep +
           "]}]}",
-      Format::kJson, 2, "nested more than 200 deep");
+      Format::kJson, 2, "nested more than 256 deep");
+}
+
+// Regression tests of issue #19: a number beyond a double's range was an internal error (exit 70)
+// and a repeated key silently kept its last value.
+TEST(JsonFormatTest, StrictParsingErrorsNameTheLine) {
+  const std::string op = "{\"process\": 1, \"method\": \"m\", \"call\": 0, \"return\": 1";
+  expect_input_error("{\"operations\": [\n" + op + ", \"result\": " + std::string(400, '1') + "}]}",
+                     Format::kJson, 2,
+                     "invalid JSON: number 111111111111111111111111111... is out of range");
+  expect_input_error("{\"operations\": [\n" + op + ",\n\"call\": 5}]}", Format::kJson, 3,
+                     "invalid JSON: duplicate key \"call\"");
+  expect_input_error("{\"model\": \"stack\",\n\"model\": \"queue\", \"operations\": []}",
+                     Format::kJson, 2, "duplicate key \"model\"");
+}
+
+TEST(JsonFormatTest, DeepValuesAreReadInLinearTime) {
+  // 150 levels: within the nesting limit; each level used to double the time of the check.
+  const std::string deep = std::string(150, '[') + "1" + std::string(150, ']');
+  const std::string op = "{\"process\": 0, \"method\": \"m\", \"args\": [" + deep + "], \"call\": ";
+  const LoadedHistory loaded = load_history_text(
+      "{\"operations\": [\n" + op + "0, \"return\": 1},\n" + op + "2, \"return\": 3}]}", "in.txt",
+      Format::kJson);
+  ASSERT_EQ(loaded.history.size(), 2u);
+  EXPECT_FALSE(loaded.history.op(0).call.args[0] < loaded.history.op(1).call.args[0]);
+  EXPECT_EQ(history_from_json(history_to_json(loaded.history, std::nullopt), "c"), loaded.history);
 }
 
 }  // namespace

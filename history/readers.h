@@ -41,6 +41,11 @@ LoadedHistory read_snapshot(std::string_view text, const std::string& origin);
 //            argument, else the failure detail (":timed-out").
 //   :info    the outcome is unknown: the operation stays pending to the end of the history, and
 //            the process is retired (Jepsen never reuses it; a later :invoke by it is an error).
+// A completion must not contradict its invoke: its :f must be the invoke's, a :key the invoke's
+// key, and a non-nil value must complete the invoke's value: equal to it, or filling in its nils
+// (a read's nil, the reads of a transaction [[:r 1 nil]] -> [[:r 1 3]]). :fail and :info may also
+// carry a keyword detail (:timed-out). Anything else (":invoke :write 3" answered by ":ok :write
+// 4") is an InputError.
 class JepsenRecorder {
  public:
   explicit JepsenRecorder(const std::string& origin) : origin_(origin), builder_(origin) {}
@@ -56,6 +61,7 @@ class JepsenRecorder {
   struct OpenCall {
     std::string method;
     Value argument;
+    std::optional<Value> key;
     std::uint32_t line;
   };
   [[noreturn]] void fail(std::uint32_t line, const std::string& problem) const;

@@ -81,6 +81,25 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+int Value::compare(const Value& a, const Value& b) {
+  if (a.rep_.index() != b.rep_.index()) return a.rep_.index() < b.rep_.index() ? -1 : 1;
+  if (a.is_bool()) return static_cast<int>(a.as_bool()) - static_cast<int>(b.as_bool());
+  if (a.is_int()) return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
+  if (a.is_string()) {
+    const int order = a.as_string().compare(b.as_string());
+    return (order > 0) - (order < 0);
+  }
+  if (a.is_list()) {
+    const List& x = a.as_list();
+    const List& y = b.as_list();
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+      if (const int order = compare(x[i], y[i]); order != 0) return order;
+    }
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+  }
+  return 0;  // nil
+}
+
 std::string Value::to_string() const {
   std::string out;
   std::visit(Printer{out}, rep_);

@@ -66,8 +66,12 @@ class Value {
   std::size_t hash() const;
 
   friend bool operator==(const Value& a, const Value& b) { return a.rep_ == b.rep_; }
-  // A total order (by kind, then by value) so Values can be sorted and used as map keys.
-  friend bool operator<(const Value& a, const Value& b) { return a.rep_ < b.rep_; }
+  // A total order (by kind, then by value) so Values can be sorted and used as map keys: negative,
+  // zero or positive. Visits each element pair at most once, so it is linear in the values' size
+  // whatever their nesting (std::variant's operator< compares list elements twice, which doubles
+  // the time with each level of nesting).
+  static int compare(const Value& a, const Value& b);
+  friend bool operator<(const Value& a, const Value& b) { return compare(a, b) < 0; }
 
  private:
   std::variant<Nil, bool, std::int64_t, std::string, List> rep_;

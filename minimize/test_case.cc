@@ -100,6 +100,10 @@ class Reader {
   Step step(const json& object, const std::string& where,
             history::ProcessId default_process) const {
     if (!object.is_object()) fail(where, "expected an object (a step: method, args, result)");
+    if (const auto name = history::unknown_field(
+            object, {"process", "method", "args", "outcome", "result", "culprit"})) {
+      fail(where, "unknown field \"" + *name + "\"");
+    }
     Step step;
     step.process = default_process;
     if (const json* process = optional_field(object, "process")) {
@@ -295,7 +299,7 @@ nlohmann::json test_case_to_json(const TestCase& tc) {
 }
 
 bool is_test_case_document(const nlohmann::json& doc) {
-  return doc.is_object() && doc.value("linfault", "") == kKind;
+  return history::is_document_kind(doc, kKind);
 }
 
 TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origin) {
@@ -305,6 +309,14 @@ TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origi
   }
   if (reader.unsigned_number(reader.field(doc, "version", "document"), "version") != kVersion) {
     reader.fail("version", "unsupported version (this linfault reads version 1)");
+  }
+  // "minimization", "detection" and "known_scenario" are written by --json for people; readers
+  // ignore them.
+  if (const auto name =
+          history::unknown_field(doc, {"linfault", "version", "target", "model", "ps", "pc", "pr",
+                                       "schedule", "violation", "guarantee", "max_steps", "history",
+                                       "tool", "minimization", "detection", "known_scenario"})) {
+    reader.fail("document", "unknown field \"" + *name + "\"");
   }
   TestCase tc;
   tc.target = reader.nullable_string(doc, "target", "document");

@@ -177,6 +177,12 @@ TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
   const std::vector<Case> cases = {
       {"not an object", [](nlohmann::json& j) { j = nlohmann::json::array(); }, "not a test case"},
       {"saved run", [](nlohmann::json& j) { j["linfault"] = "saved-run"; }, "not a test case"},
+      // Found by fuzz/test_case_fuzzer.cc: a non-string tag threw nlohmann's type_error.
+      {"null kind",
+       [](nlohmann::json& j) {
+         j = {{"linfault", nullptr}};
+       },
+       "not a test case"},
       {"version", [](nlohmann::json& j) { j["version"] = 2; }, "version"},
       {"no model", [](nlohmann::json& j) { j.erase("model"); }, "missing field \"model\""},
       {"bad model", [](nlohmann::json& j) { j["model"] = "heap"; }, "unknown model \"heap\""},
@@ -201,6 +207,13 @@ TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
        "without a target"},
       {"max_steps", [](nlohmann::json& j) { j["max_steps"] = -3; }, "max_steps"},
       {"violation", [](nlohmann::json& j) { j["violation"] = false; }, "violation"},
+      // Regression of issue #19: unknown fields were ignored.
+      {"unknown field", [](nlohmann::json& j) { j["schedul"] = nullptr; },
+       "document: unknown field \"schedul\""},
+      {"unknown step field", [](nlohmann::json& j) { j["pc"][0][0]["reslt"] = 1; },
+       "pc[0][0]: unknown field \"reslt\""},
+      {"unknown history field", [](nlohmann::json& j) { j["history"]["extra"] = 1; },
+       "unknown field \"extra\""},
   };
   for (const Case& c : cases) {
     nlohmann::json j = good;

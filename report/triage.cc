@@ -16,6 +16,7 @@
 #include "detect/checker.h"
 #include "detect/saved_run.h"
 #include "history/formats.h"
+#include "history/json_format.h"
 #include "minimize/history_minimizer.h"
 #include "minimize/target_minimizer.h"
 #include "spec/registry.h"
@@ -152,7 +153,7 @@ std::string culprit_of(const TestCase& tc) {
 bool is_saved_run_file(const std::string& file) {
   std::ifstream in(file);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.value("linfault", "") == "saved-run";
+  return history::is_document_kind(doc, "saved-run");
 }
 
 struct LoadedInput {

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(cmake ninja-build g++ libboost-dev libboost-context-dev libboost-graph-dev
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev chromium)
+  clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -161,6 +161,32 @@ TEST_F(CliTest, BadDataExits65WithFileAndLine) {
   expect_one_line_error(wrong_model, "examples/stack-pop-pop.edn:1: ", "push");
 }
 
+// Regression tests of issue #19: a number beyond a double's range exited 70 (internal error), and
+// a value nested 60 deep never finished checking, whatever --timeout said.
+TEST_F(CliTest, HugeNumbersAndDeepValuesAreDataNotInternalErrors) {
+  const std::string huge = write("huge.json",
+                                 "{\"model\": \"stack\", \"operations\": [\n{\"process\": 0, "
+                                 "\"method\": \"pop\", \"call\": " +
+                                     std::string(400, '1') + ", \"return\": 2}]}\n");
+  const RunResult too_large = run("check '" + huge + "'");
+  EXPECT_EQ(too_large.exit_code, 65);
+  expect_one_line_error(too_large, huge + ":2: ", "is out of range");
+
+  const std::string value = std::string(60, '[') + "1" + std::string(60, ']');
+  const std::string op = "{\"process\": P, \"method\": \"push\", \"args\": [" + value + "], ";
+  auto with_process = [&](char process) {
+    std::string text = op;
+    text[text.find('P')] = process;
+    return text;
+  };
+  const std::string deep =
+      write("deep.json", "{\"model\": \"stack\", \"operations\": [\n" + with_process('0') +
+                             "\"call\": 0, \"return\": 2},\n" + with_process('1') +
+                             "\"call\": 1, \"return\": 3}]}\n");
+  const RunResult checked = run("check --timeout 10 '" + deep + "'");
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+}
+
 TEST_F(CliTest, MissingInputExits66) {
   const RunResult result = run("check '" + (dir_ / "absent.edn").string() + "' --model stack");
   EXPECT_EQ(result.exit_code, 66);

@@ -2,12 +2,14 @@
 
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "detect/saved_run.h"
 #include "history/formats.h"
+#include "history/json_format.h"
 #include "minimize/pipeline.h"
 #include "tool/commands.h"
 
@@ -119,12 +121,9 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   if (!args.workload_file.empty()) {
     std::ifstream in(args.workload_file);
     if (!in) throw history::OpenError(args.workload_file, 0, "cannot open");
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw history::InputError(args.workload_file, 0, std::string("not JSON: ") + e.what());
-    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json doc = history::parse_json_text(text.str(), args.workload_file, nullptr);
     options.workload = detect::workload_from_json(doc, args.workload_file);
   }
   return options;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/saved_run.h"
+#include "history/json_format.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
 

@@ -242,7 +242,7 @@ void run_replay(const ReplayArguments& args) {
   text << in.rdbuf();
   const nlohmann::json doc = history::parse_json_text(text.str(), args.file, nullptr);
   const bool test_case = minimize::is_test_case_document(doc);
-  if (!test_case && !(doc.is_object() && doc.value("linfault", "") == "saved-run")) {
+  if (!test_case && !history::is_document_kind(doc, "saved-run")) {
     throw history::InputError(args.file, 0,
                               "not a test case or a saved run (expected \"linfault\": "
                               "\"test-case\" or \"saved-run\")");

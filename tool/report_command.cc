@@ -13,6 +13,7 @@
 #include "detect/monitors/monitor.h"
 #include "history/atomic_file.h"
 #include "history/formats.h"
+#include "history/json_format.h"
 #include "minimize/test_case.h"
 #include "report/report.h"
 #include "tool/commands.h"
@@ -200,7 +201,7 @@ void run_report(const ReportArguments& args) {
   }
   report::Report r;
   const nlohmann::json doc = args.file == "-" ? nlohmann::json() : peek_json(args.file);
-  if (doc.is_object() && doc.value("linfault", "") == "verdict") {
+  if (history::is_document_kind(doc, "verdict")) {
     r = from_check_result(args, doc);
   } else if (doc.is_object() && minimize::is_test_case_document(doc)) {
     r = from_test_case(args);
