@@ -4,7 +4,8 @@
 # tests (label `native`) under ThreadSanitizer. After the normal build it installs linfault to a
 # temporary prefix and builds and checks examples/user-project against it, as a user's project
 # (scripts/check-user-project.sh), and examples/unmodified, whose plain std::atomic sources the
-# build instruments (scripts/check-unmodified.sh). Installs missing packages first.
+# build instruments (scripts/check-unmodified.sh); then runs every libFuzzer harness briefly
+# (scripts/fuzz.sh). Installs missing packages first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -21,6 +22,9 @@ cmake --install build --prefix "$prefix" >/dev/null
 echo "== unmodified std::atomic sources (INSTRUMENT) against the installed package" >&2
 "$root/scripts/check-unmodified.sh" "$prefix"
 rm -rf "$prefix"
+
+echo "== libFuzzer: every reader and decoder, 10 s each on the committed seed corpora" >&2
+"$root/scripts/fuzz.sh" 10
 
 # The sanitizer builds skip the Clang extractor and the benchmarks (slow to build, covered above).
 sanitizer_build() {

@@ -72,7 +72,9 @@ nlohmann::json read_summary(const std::filesystem::path& file) {
                               "not a campaign summary (expected \"linfault\": \"detect-summary\", "
                               "\"run-summary\" or \"verify-summary\")");
   }
-  if (doc.value("version", 0) != kSummaryVersion) {
+  const auto version = doc.find("version");
+  if (version == doc.end() || !version->is_number_integer() ||
+      version->get<std::int64_t>() != kSummaryVersion) {
     throw history::InputError(name, 0,
                               "summary version " + doc.value("version", nlohmann::json()).dump() +
                                   " is not " + std::to_string(kSummaryVersion));
@@ -87,6 +89,9 @@ void prepare_output_directory(const std::filesystem::path& dir, const std::strin
     throw UsageError(option + " " + dir.string() + ": cannot create: " + error.message());
   }
   history::remove_stale_temporaries(dir);
+  // A summary of an earlier campaign in the same directory would pass for this one's until its
+  // first summary is written (or forever, if this one is killed before).
+  std::filesystem::remove(dir / kSummaryFile, error);
 }
 
 }  // namespace linfault::tool

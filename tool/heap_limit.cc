@@ -3,12 +3,28 @@
 
 #include "tool/heap_limit.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define LINFAULT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LINFAULT_SANITIZED 1
+#endif
+
+#include <cstddef>
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && !defined(LINFAULT_SANITIZED)
+#define LINFAULT_HEAP_ACCOUNTING 1
 #include <malloc.h>
+#endif
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+
+#if LINFAULT_HEAP_ACCOUNTING
 
 namespace linfault::tool::heap {
 namespace {
@@ -34,6 +50,7 @@ bool reserve(std::size_t bytes) {
 
 void* allocate(std::size_t size, std::size_t alignment) {
   if (size == 0) size = 1;
+  if (alignment > __STDCPP_DEFAULT_NEW_ALIGNMENT__ && size > SIZE_MAX - alignment) return nullptr;
   void* p = alignment <= __STDCPP_DEFAULT_NEW_ALIGNMENT__
                 ? std::malloc(size)
                 : std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
@@ -65,6 +82,8 @@ void* allocate_or_throw(std::size_t size, std::size_t alignment) {
 }
 
 }  // namespace
+
+bool supported() { return true; }
 
 void set_limit(std::size_t bytes) {
   // What malloc already holds (the input read so far, the runtime's own buffers) counts too.
@@ -118,3 +137,15 @@ void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+
+#else  // no heap accounting in this build
+
+namespace linfault::tool::heap {
+bool supported() { return false; }
+void set_limit(std::size_t) {}
+std::size_t limit() { return 0; }
+std::size_t in_use() { return 0; }
+bool refused() { return false; }
+}  // namespace linfault::tool::heap
+
+#endif

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -21,36 +20,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What an algorithm's own limit gets of the timeout: it stops with its partial result before the
-// backstop ends the process.
-constexpr double kAlgorithmShare = 0.95;
-
-// The clock starts with the process (static initialization), not with the command: the promise
-// is about the whole run as the user times it.
-const Clock::time_point process_start = Clock::now();
-
 struct State {
-  Clock::time_point start = process_start;
+  Clock::time_point start = Clock::now();
   double timeout_seconds = 0;
+  double algorithm_share = 0.95;
   std::string subject;
   bool json = false;
 };
 
+// Never destroyed: the watchdog may read it while the main thread runs the static destructors.
 State& state() {
-  static State s;
-  return s;
+  static State* s = new State;
+  return *s;
 }
 
+// The phase of the command; kFiring once the watchdog has claimed the process.
+const char kFiringText[] = "firing";
+const char* const kFiring = kFiringText;
 std::atomic<const char*> current_phase{"starting"};
 
 std::string subject_prefix() {
   const std::string& subject = state().subject;
   return subject.empty() ? "" : history::printable(subject) + ": ";
-}
-
-std::string phase_text() {
-  const char* phase = current_phase.load();
-  return phase == nullptr ? "writing the result" : phase;
 }
 
 std::string format_seconds(double seconds) {
@@ -59,7 +50,7 @@ std::string format_seconds(double seconds) {
   return out.str();
 }
 
-// The backstop's report: one line on stderr, and the unknown verdict on stdout in JSON mode.
+// The report of a limit: one line on stderr, and the unknown verdict on stdout in JSON mode.
 [[noreturn]] void exit_unknown(const std::string& reason) {
   std::fflush(stdout);
   if (state().json) {
@@ -75,48 +66,63 @@ std::string format_seconds(double seconds) {
   std::_Exit(kExitUnknown);
 }
 
-// Ends the process when the time limit has passed, unless the command is already printing its
-// result (phase nullptr).
+// Ends the process when the time limit has passed, unless the command has begun printing its
+// result: the phase is swapped for kFiring only if it is still a working phase.
 void watch_deadline(double timeout_seconds) {
   std::this_thread::sleep_until(
       state().start +
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds)));
-  if (current_phase.load() == nullptr) return;
+  const char* phase = current_phase.load();
+  do {
+    if (phase == nullptr) return;
+  } while (!current_phase.compare_exchange_weak(phase, kFiring));
   exit_unknown("the time limit (" + format_seconds(timeout_seconds) + " s) was reached while " +
-               phase_text());
+               phase);
 }
 
 [[noreturn]] void on_terminate() {
-  if (heap::refused()) {
-    exit_unknown("the memory limit (" + std::to_string(heap::limit() >> 20) +
-                 " MB) was reached while " + phase_text());
-  }
+  if (heap::refused()) exit_memory_limit();
   std::fputs((tool_name() + ": internal error: terminated\n").c_str(), stderr);
   std::abort();
 }
 
 }  // namespace
 
+void mark_command_start() { state().start = Clock::now(); }
+
 void start_process_limits(const ProcessLimits& limits) {
   State& s = state();
   s.timeout_seconds = limits.timeout_seconds;
+  s.algorithm_share = limits.algorithm_share;
   s.subject = limits.subject;
   s.json = limits.json;
   if (limits.memory_limit_bytes > 0) {
     // A bad_alloc escaping a noexcept function ends in std::terminate: still exit 2.
     std::set_terminate(on_terminate);
     heap::set_limit(limits.memory_limit_bytes);
+    if (!heap::supported()) {
+      std::fputs((tool_name() + ": note: this build does not count the whole heap (a sanitizer "
+                                "build); --memory-limit bounds the search's memory only\n")
+                     .c_str(),
+                 stderr);
+    }
   }
   if (limits.timeout_seconds > 0) std::thread(watch_deadline, limits.timeout_seconds).detach();
 }
 
-void set_phase(const char* phase) { current_phase.store(phase); }
+void set_phase(const char* phase) {
+  if (current_phase.exchange(phase) == kFiring) {
+    current_phase.store(kFiring);
+    // The watchdog is printing "unknown" and ending the process: print nothing else.
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
 
 double seconds_left() {
   const State& s = state();
   if (s.timeout_seconds <= 0) return 0;
   const double elapsed = std::chrono::duration<double>(Clock::now() - s.start).count();
-  return std::max(kAlgorithmShare * s.timeout_seconds - elapsed, 1e-3);
+  return std::max(s.algorithm_share * s.timeout_seconds - elapsed, 1e-3);
 }
 
 std::size_t heap_bytes_left() {
@@ -128,11 +134,13 @@ std::size_t heap_bytes_left() {
 
 bool memory_limit_reached() { return heap::refused(); }
 
-std::string memory_limit_message() {
-  return subject_prefix() + "unknown: the memory limit (" + std::to_string(heap::limit() >> 20) +
-         " MB) was reached while " + phase_text();
+void exit_memory_limit() {
+  const char* phase = current_phase.exchange(kFiring);
+  if (phase == kFiring) {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // the watchdog reports
+  }
+  exit_unknown("the memory limit (" + std::to_string(heap::limit() >> 20) +
+               " MB) was reached while " + (phase == nullptr ? "writing the result" : phase));
 }
-
-std::size_t heap_bytes_in_use() { return heap::in_use(); }
 
 }  // namespace linfault::tool

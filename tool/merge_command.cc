@@ -60,7 +60,7 @@ ShardInput read_shard(const std::string& path) {
   in.dir = path;
   if (fs::is_regular_file(in.dir)) {  // the summary itself was named
     in.file = in.dir;
-    in.dir = in.dir.parent_path();
+    in.dir = in.dir.parent_path().empty() ? fs::path(".") : in.dir.parent_path();
   } else {
     in.file = in.dir / kSummaryFile;
   }
@@ -422,7 +422,15 @@ void add_merge_command(CLI::App& app) {
       "shards of one campaign (the message names the file); 66 a summary cannot be opened.\n"
       "Examples:\n"
       "  linfault merge --out runs-all runs-0 runs-1 runs-2 runs-3");
-  merge->callback([args] { run_merge(*args); });
+  merge->callback([args] {
+    try {
+      run_merge(*args);
+    } catch (const nlohmann::json::exception& e) {
+      // A field of the right name but the wrong type in one of the summaries.
+      throw history::InputError(args->inputs.empty() ? "merge" : args->inputs.front(), 0,
+                                std::string("a summary field has the wrong type: ") + e.what());
+    }
+  });
 }
 
 }  // namespace linfault::tool

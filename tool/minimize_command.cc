@@ -5,6 +5,7 @@
 //   - otherwise history-level minimization of the recorded history (the smallest failing
 //     sub-history, with observed results; minimize/history_minimizer.h).
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -88,6 +89,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   }
   minimize::TargetMinimizerOptions options = minimizer_options(args.test_case);
   options.timeout_seconds = seconds_left();
+  options.check.timeout_seconds = std::min(options.check.timeout_seconds, seconds_left());
   options.step_estimator = minimize::tree_step_estimators();
   ProgressLine progress;
   options.progress = [&progress](const std::string& line) { progress.note(line); };
@@ -115,7 +117,8 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
 }
 
 void run_minimize(const MinimizeArguments& args) {
-  start_process_limits({args.timeout_seconds, 0, args.file, args.json});
+  // The minimizers stop at 85 % of the timeout: their last step re-checks the result.
+  start_process_limits({args.timeout_seconds, 0, args.file, args.json, 0.85});
   set_phase("reading the input");
   const Input input = load_input(args.file, args.format, args.model);
   set_phase("minimizing");

@@ -104,6 +104,7 @@ void validate_number_options(CLI::App& app) {
 namespace {
 
 int report(const std::string& message, int code) {
+  tool::set_phase(nullptr);  // an error, not a limit, ends the command: one report only
   std::cerr << tool::tool_name() << ": " << history::printable(message) << "\n";
   return code;
 }
@@ -111,6 +112,7 @@ int report(const std::string& message, int code) {
 }  // namespace
 
 int tool_main(int argc, char** argv, std::string_view name) {
+  tool::mark_command_start();
   tool::set_tool_name(name);
   const std::string tool_name(name);
   CLI::App app{tool_name +
@@ -159,8 +161,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
   } catch (const history::InputError& e) {
     return report(e.what(), tool::kExitDataError);
   } catch (const std::bad_alloc& e) {
-    if (tool::memory_limit_reached())
-      return report(tool::memory_limit_message(), tool::kExitUnknown);
+    if (tool::memory_limit_reached()) tool::exit_memory_limit();
     return report(std::string("internal error: ") + e.what(), tool::kExitInternal);
   } catch (const std::exception& e) {
     return report(std::string("internal error: ") + e.what(), tool::kExitInternal);

@@ -87,7 +87,7 @@ json verify_one(const std::string& file, const minimize::ReproOptions& options) 
     entry["target"] = target.name;
     verdict = minimize::verify_test_case(target, minimize::workload_of(tc), *tc.schedule,
                                          tc.max_steps, options);
-  } else if (doc.is_object() && doc.value("linfault", "") == "saved-run") {
+  } else if (history::is_document_kind(doc, "saved-run")) {
     const detect::SavedRun saved = detect::saved_run_from_json(doc, file);
     const targets::Target& target = find_target(saved.target, file);
     entry["input"] = "saved-run";
