@@ -196,11 +196,12 @@ void add_minimize_command(CLI::App& app) {
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("--target", args->target,
-                  "Re-execute every candidate on this target (implied for a saved run); without "
-                  "it a history is minimized at the history level");
+                  "Re-execute every candidate on this target (implied for a saved run or a "
+                  "target-level test case); without it a history is minimized at the history "
+                  "level");
   cmd->add_option("-t,--timeout", args->timeout_seconds,
-                  "Stop after S seconds with the smallest failing sub-history found so far "
-                  "(reported as not proven minimal)")
+                  "Stop after S seconds, the whole run included, with the smallest failing test "
+                  "case found so far (reported as not proven minimal)")
       ->check(CLI::PositiveNumber)
       ->option_text("S");
   cmd->add_flag("--json", args->json, "Print the test case as one JSON object");
