@@ -18,6 +18,14 @@ TEST(ValueTest, PrintsLikeEdn) {
   EXPECT_EQ(Value(Value::List{}).kind_name(), "list");
 }
 
+TEST(ValueTest, ControlCharactersArePrintedAsEscapes) {
+  EXPECT_EQ(printable("a\x1b[31mb\x07\x7f"), "a\\u001b[31mb\\u0007\\u007f");
+  EXPECT_EQ(printable("tab\there\r\n"), "tab\\there\\r\\n");
+  EXPECT_EQ(printable("csi \xc2\x9b, caf\xc3\xa9, \xc2\xa0"),
+            "csi \\u009b, caf\xc3\xa9, \xc2\xa0");  // C1 escaped, other UTF-8 kept
+  EXPECT_EQ(Value(std::string("\x1b\"x\\")).to_string(), "\"\\u001b\\\"x\\\\\"");
+}
+
 TEST(ValueTest, EqualityOrderAndHashAgree) {
   EXPECT_EQ(Value(1), Value(std::int64_t{1}));
   EXPECT_NE(Value(1), Value("1"));

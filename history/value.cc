@@ -5,44 +5,47 @@
 namespace linfault::history {
 namespace {
 
-void append_escaped_control(std::string& out, char c) {
-  switch (c) {
-    case '\n':
-      out += "\\n";
-      return;
-    case '\t':
-      out += "\\t";
-      return;
-    case '\r':
-      out += "\\r";
-      return;
-    default: {
-      static constexpr char kHex[] = "0123456789abcdef";
-      const auto byte = static_cast<unsigned char>(c);
-      out += "\\u00";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    }
-  }
+void append_hex_escape(std::string& out, unsigned code) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\u00";
+  out += kHex[(code >> 4) & 0xf];
+  out += kHex[code & 0xf];
 }
 
-bool is_control(char c) {
-  const auto byte = static_cast<unsigned char>(c);
-  return byte < 0x20 || byte == 0x7f;
+// Appends `text` with every control character escaped: C0 (below 0x20), DEL, and the C1 code
+// points U+0080..U+009F in their UTF-8 form (0xC2 0x80..0x9F), which some terminals obey too;
+// with `quoted`, `"` and `\` are escaped as well.
+void append_printable(std::string& out, std::string_view text, bool quoted) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == 0xc2 && i + 1 < text.size()) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9f) {
+        append_hex_escape(out, next);
+        ++i;
+        continue;
+      }
+    }
+    if (byte == '\n') {
+      out += "\\n";
+    } else if (byte == '\t') {
+      out += "\\t";
+    } else if (byte == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      append_hex_escape(out, byte);
+    } else if (quoted && (byte == '"' || byte == '\\')) {
+      out += '\\';
+      out += text[i];
+    } else {
+      out += text[i];
+    }
+  }
 }
 
 void append_quoted(std::string& out, const std::string& s) {
   out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (is_control(c)) {
-      append_escaped_control(out, c);
-    } else {
-      out += c;
-    }
-  }
+  append_printable(out, s, /*quoted=*/true);
   out += '"';
 }
 
@@ -71,13 +74,7 @@ std::size_t mix(std::size_t seed, std::size_t h) {
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    if (is_control(c)) {
-      append_escaped_control(out, c);
-    } else {
-      out += c;
-    }
-  }
+  append_printable(out, text, /*quoted=*/false);
   return out;
 }
 

@@ -24,7 +24,7 @@
 
 namespace linfault::history {
 
-// `text` with every control character (below 0x20, and 0x7f) written as an escape: `\n`, `\t`,
+// `text` with every control character (C0, DEL, and C1 in UTF-8) written as an escape: `\n`, `\t`,
 // `\r`, or `\u001b`. Everything linfault prints that came from an input (values, method names,
 // quoted tokens in errors) goes through it, so that a history cannot inject terminal escape
 // sequences into the output.

@@ -364,13 +364,25 @@ void run_merge(const MergeArguments& args) {
   }
 
   const std::string kind = shards.front().summary["linfault"];
-  const json merged = kind == "detect-summary" ? merge_detect(shards, out)
-                      : kind == "run-summary"  ? merge_run(shards, out)
-                                               : merge_verify(shards);
-  json whole = merged;
-  whole["shard"] = Shard{}.to_json();
-  history::flush_file_system(out);  // the copies before the summary that counts them
-  write_summary(out, whole);
+  json whole;
+  try {
+    whole = kind == "detect-summary" ? merge_detect(shards, out)
+            : kind == "run-summary"  ? merge_run(shards, out)
+                                     : merge_verify(shards);
+    whole["shard"] = Shard{}.to_json();
+    history::flush_file_system(out);  // the copies before the summary that counts them
+    write_summary(out, whole);
+  } catch (...) {
+    // A shard found wrong after some copies: leave --out as empty as it was, so that the merge
+    // can be run again once the shard is fixed.
+    std::error_code ignored;
+    std::vector<fs::path> written;
+    for (const fs::directory_entry& entry : fs::directory_iterator(out, ignored)) {
+      written.push_back(entry.path());
+    }
+    for (const fs::path& path : written) fs::remove_all(path, ignored);
+    throw;
+  }
 
   const std::string shards_text = std::to_string(shards.size()) + " shard(s)";
   bool failing = false;
