@@ -11,12 +11,13 @@ namespace {
 
 constexpr std::size_t kLiteralPiece = 80;  // characters of text per line of a long literal
 
-// Text safe inside a // comment: one line, printable ASCII only.
+// Text safe inside a // comment: one line, printable ASCII only, and no backslash (one that ended
+// a line would splice the next line into the comment).
 std::string comment_text(std::string_view text) {
   std::string out;
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    out += byte >= 0x20 && byte < 0x7f ? c : '?';
+    out += byte >= 0x20 && byte < 0x7f && c != '\\' ? c : '?';
   }
   return out;
 }
