@@ -76,6 +76,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
     check.timeout_seconds = seconds_left();
     const detect::Verdict verdict = detect::check_history(input.model, input.loaded.history, check);
     if (verdict.result != detect::Result::kViolation) {
+      set_phase(nullptr);
       if (args.json) {
         nlohmann::json out = verdict_to_json(verdict, input.loaded.history, false);
         out["file"] = args.file;
