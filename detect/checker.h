@@ -20,8 +20,13 @@
 //
 // Partitioning: when options.partition is set, the model is partitionable and every op has a
 // key, each key's sub-history is checked on its own, in parallel on options.threads threads.
-// A partition that has got past the earliest violation found elsewhere stops early, so the
-// shortest prefix stays exact (Verdict::prefix_exact says when a limit made it an upper bound).
+// The partitions' searches advance in slices, the least advanced first, so that a violation
+// that is cheap to find is found before an expensive partition has run to its end. A partition
+// that has got past the earliest violation found elsewhere stops early, so the shortest prefix
+// stays exact (Verdict::prefix_exact says when a limit made it an upper bound).
+//
+// The refinement probes the lowest candidate cut first, then gallops upwards and bisects; a
+// violating probe's own frontier raises the lower bound.
 //
 // Thread-safety: check() may be called concurrently; it shares nothing but the const model.
 //
@@ -35,6 +40,8 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,15 +101,37 @@ class Checker {
   Verdict run() {
     std::vector<Partition> partitions = plan_partitions();
     std::vector<PartitionOutcome> outcomes(partitions.size());
-    std::atomic<std::size_t> next{0};
+    std::vector<Task> tasks(partitions.size());
+    std::mutex mutex;
+    // Each worker repeatedly takes the partition that has had the fewest search steps so far and
+    // runs one slice of it (slices double with the steps taken): partitions progress together,
+    // so the cheapest violation is found first and bounds the rest (SearchLimits).
     auto worker = [&] {
-      for (std::size_t p; (p = next.fetch_add(1)) < partitions.size();) {
+      while (true) {
+        std::size_t p = tasks.size();
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          for (std::size_t t = 0; t < tasks.size(); ++t) {
+            if (tasks[t].busy || tasks[t].done) continue;
+            if (p == tasks.size() || tasks[t].steps < tasks[p].steps) p = t;
+          }
+          if (p == tasks.size()) return;
+          tasks[p].busy = true;
+        }
+        bool done = true;
         try {
-          outcomes[p] = check_partition(partitions[p]);
+          done = run_slice(partitions[p], tasks[p], outcomes[p]);
         } catch (const std::exception& e) {
+          outcomes[p].result = Result::kUnknown;
           outcomes[p].reason = describe_partition_failure(e);
         }
-        outcomes[p].key = partitions[p].key;
+        if (done) {
+          outcomes[p].key = partitions[p].key;
+          tasks[p].search.reset();
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        tasks[p].busy = false;
+        tasks[p].done = done;
       }
     };
     unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
@@ -125,6 +154,16 @@ class Checker {
     std::optional<history::Value> key;
     std::vector<history::OpIndex> ops;  // by call event; includes ops compiled to NoEffect
   };
+
+  // The full-history search of one partition, run slice by slice.
+  struct Task {
+    std::unique_ptr<internal::Search<M>> search;
+    std::deque<Op> pending_storage;  // compiled ops the search points into
+    std::uint64_t steps = 0;
+    bool busy = false;
+    bool done = false;
+  };
+  static constexpr std::uint64_t kFirstSlice = std::uint64_t{1} << 14;
 
   std::vector<Partition> plan_partitions() const {
     std::vector<history::OpIndex> all(history_.size());
@@ -192,8 +231,21 @@ class Checker {
     return s.run();
   }
 
-  PartitionOutcome check_partition(const Partition& partition) {
-    internal::SearchResult full = search(partition, internal::kNoLimitEvent);
+  // Runs one slice of the partition's search; true when it has ended and `out` holds its outcome.
+  bool run_slice(const Partition& partition, Task& task, PartitionOutcome& out) {
+    if (!task.search) {
+      task.search = std::make_unique<internal::Search<M>>(
+          model_, search_ops(partition, internal::kNoLimitEvent, task.pending_storage), limits_);
+    }
+    std::optional<internal::SearchResult> full =
+        task.search->advance(std::max(kFirstSlice, task.steps));
+    task.steps = task.search->steps_taken();
+    if (!full) return false;
+    out = conclude_partition(partition, std::move(*full));
+    return true;
+  }
+
+  PartitionOutcome conclude_partition(const Partition& partition, internal::SearchResult full) {
     PartitionOutcome out;
     out.states = full.states;
     out.memo_bytes = full.memo_bytes;
@@ -229,31 +281,51 @@ class Checker {
       if (r != history::kNoEvent && r >= frontier) candidates.push_back(r + 1);
     }
     std::sort(candidates.begin(), candidates.end());
+    // The first candidate above a proven-linearizable prefix(f).
+    auto first_above = [&](history::EventIndex f) {
+      return static_cast<std::size_t>(std::upper_bound(candidates.begin(), candidates.end(), f) -
+                                      candidates.begin());
+    };
     // The answer is candidates[k] for the smallest k whose prefix is non-linearizable; the last
-    // candidate is (the partition's own history is), and candidates[0] usually is: try it first.
+    // candidate is (the partition's own history is), and candidates[0] usually is: try it first,
+    // then gallop upwards from it (the answer is usually near the frontier), then bisect. A
+    // violating probe's own frontier is a lower bound too.
     std::size_t lo = 0;
     std::size_t hi = candidates.size() - 1;
-    bool probe_lowest = true;
+    std::size_t gallop = 0;
+    bool galloping = true;
+    history::EventIndex known = frontier;  // prefix(known) is linearizable
     while (lo < hi) {
-      const std::size_t mid = probe_lowest ? lo : lo + (hi - lo) / 2;
-      probe_lowest = false;
+      const std::size_t mid = galloping ? std::min(hi - 1, lo + gallop) : lo + (hi - lo) / 2;
       internal::SearchResult r = search(partition, candidates[mid]);
       out.states += r.states;
       out.memo_bytes = std::max(out.memo_bytes, r.memo_bytes);
       if (r.end == internal::SearchEnd::kLinearizable) {
         out.order = std::move(r.order);
+        known = candidates[mid];
         lo = mid + 1;
+        gallop = gallop * 2 + 1;
       } else if (r.end == internal::SearchEnd::kViolation) {
         hi = mid;
+        galloping = false;
+        if (const std::size_t above = first_above(r.frontier); above > lo) {
+          lo = above;
+          known = r.frontier;
+          out.order = std::move(r.order);
+        }
       } else {
+        // A limit, or another partition's violation lies before this prefix's frontier (which
+        // is then known linearizable): this partition's answer stays an upper bound.
+        if (r.end == internal::SearchEnd::kPastBound) known = std::max(known, r.frontier);
         out.reason = r.reason;
         break;
       }
     }
     out.violation_event = candidates[hi] - 1;
     out.exact = lo == hi;
-    // Between candidates[lo - 1] and the culprit's return there are only calls of this partition.
-    out.known_events = out.exact ? out.violation_event : (lo == 0 ? frontier : candidates[lo - 1]);
+    // Between a linearizable prefix and the next candidate there are only calls of this
+    // partition, which leave it linearizable.
+    out.known_events = out.exact ? out.violation_event : known;
   }
 
   const M& model_;

@@ -6,8 +6,10 @@
 // and a return entry to an intrusive doubly-linked list in event order, a pending op only a call
 // entry (it may be linearized any time after its call, or never). The search repeatedly lifts a
 // call entry that lies before the first remaining return entry and that the model accepts,
-// backtracking when it meets a return entry; configurations (set of linearized ops, model state)
-// already explored are cut off by a memo (Lowe).
+// backtracking when none is left; configurations (set of linearized ops, model state) already
+// explored are cut off by a memo (Lowe). The calls of a configuration are tried in the order of
+// their ops' returns, not of their calls (see list_choices): on the KV histories of Porcupine
+// this cuts the states explored 4-20 times, without changing what is explored in all.
 //
 // The memo stores the linearized completed ops compactly as (m, the ones below m that are NOT
 // linearized), m - 1 being the highest linearized one in call order: in practice a handful of
@@ -18,6 +20,9 @@
 //
 // Besides the verdict the search reports its *frontier*: the furthest return event it reached.
 // Every event before it is explained by the partial linearization it reached there.
+//
+// A search can run in slices (Search::advance): the checker interleaves the searches of a
+// history's partitions so that the cheapest violation bounds the others early.
 //
 // Thread-safety: a Search is used by one thread; SearchLimits is shared between the searches of
 // one check and is thread-safe.
@@ -245,6 +250,10 @@ class Memo {
   std::size_t state_heap_bytes_ = 0;
 };
 
+// One search, resumable: advance(steps) runs at most `steps` more steps and returns the result
+// once the search has ended, nullopt while it has not. The checker interleaves the searches of
+// several partitions this way, so that a cheap violation in one partition is found (and bounds
+// the others) before an expensive partition has run to its end.
 template <spec::SequentialModel M>
 class Search {
  public:
@@ -255,7 +264,10 @@ class Search {
   Search(const M& model, std::vector<SearchOp<Op>> ops, SearchLimits& limits)
       : model_(model), ops_(std::move(ops)), limits_(limits) {}
 
-  SearchResult run();
+  std::optional<SearchResult> advance(std::uint64_t steps);
+  SearchResult run() { return *advance(std::numeric_limits<std::uint64_t>::max()); }
+
+  std::uint64_t steps_taken() const { return steps_; }
 
  private:
   static constexpr std::uint64_t kCheckInterval = 4096;
@@ -263,24 +275,78 @@ class Search {
   struct Frame {
     std::int32_t entry;
     std::int32_t previous_end;
+    std::int32_t choice;  // the position of `entry` in its configuration's choices
     State state;
   };
 
-  std::size_t stack_bytes(const std::vector<Frame>& stack) const {
-    std::size_t bytes = stack.capacity() * sizeof(Frame);
-    for (const Frame& f : stack) bytes += state_heap_bytes(model_, f.state);
+  void start();
+  void list_choices();
+  std::vector<history::OpIndex> order_of_stack() const;
+  SearchResult finish(SearchEnd how);
+  void unlink(std::int32_t e) {
+    next_[prev_[e]] = next_[e];
+    prev_[next_[e]] = prev_[e];
+  }
+  void relink(std::int32_t e) {
+    prev_[next_[e]] = e;
+    next_[prev_[e]] = e;
+  }
+  void lift(std::int32_t e) {
+    unlink(e);
+    if (match_[e] >= 0) unlink(match_[e]);
+  }
+  void unlift(std::int32_t e) {
+    if (match_[e] >= 0) relink(match_[e]);
+    relink(e);
+  }
+  std::size_t stack_bytes() const {
+    std::size_t bytes = stack_.capacity() * sizeof(Frame);
+    for (const Frame& f : stack_) bytes += state_heap_bytes(model_, f.state);
     return bytes;
   }
 
   const M& model_;
   std::vector<SearchOp<Op>> ops_;
   SearchLimits& limits_;
+  bool started_ = false;
+  std::optional<SearchResult> ended_;
+
+  // The event list: entries 1..size in event order; 0 is the head sentinel, size + 1 the tail.
+  std::int32_t head_ = 0;
+  std::int32_t tail_ = 0;
+  std::vector<std::int32_t> next_, prev_, match_, entry_op_;
+  std::vector<history::EventIndex> entry_event_;
+  std::vector<std::uint8_t> is_call_;
+  std::int32_t returns_left_ = 0;
+
+  // Completed ops are numbered in call order for the memo's compact set encoding; pending ops
+  // get their own numbering for the subsumption masks.
+  std::vector<std::int32_t> slot_;
+  std::vector<std::uint8_t> pending_op_;
+  std::vector<std::uint64_t> zobrist_;
+
+  std::optional<Memo<M>> memo_;  // engaged from start() until the search ends
+  std::vector<Frame> stack_;
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint64_t> pending_;
+  State state_{};
+  State scratch_{};  // reused for trial steps, so failed steps do not allocate
+  // The current configuration's choices (see list_choices) and the one being tried.
+  std::vector<std::int32_t> choices_;
+  std::size_t choice_ = 0;
+  std::int32_t first_return_ = 0;  // the configuration's first return entry
+  std::int32_t end_ = 0;
+  std::int32_t count_ = 0;
+  std::uint64_t set_hash_ = 0;
+  std::size_t reported_bytes_ = 0;
+  std::uint64_t steps_ = 0;
+  SearchResult result_;
 };
 
 template <spec::SequentialModel M>
-SearchResult Search<M>::run() {
+void Search<M>::start() {
+  started_ = true;
   const auto n = static_cast<std::int32_t>(ops_.size());
-  // Entries 1..size in event order; 0 is the head sentinel and size + 1 the tail sentinel.
   struct Event {
     history::EventIndex event;
     std::int32_t op;
@@ -295,162 +361,190 @@ SearchResult Search<M>::run() {
   std::sort(events.begin(), events.end(),
             [](const Event& a, const Event& b) { return a.event < b.event; });
   const auto entries = static_cast<std::int32_t>(events.size());
-  const std::int32_t head = 0;
-  const std::int32_t tail = entries + 1;
-  std::vector<std::int32_t> next(entries + 2), prev(entries + 2), match(entries + 2, -1);
-  std::vector<std::int32_t> entry_op(entries + 2, -1);
-  std::vector<history::EventIndex> entry_event(entries + 2, history::kNoEvent);
-  std::vector<std::uint8_t> is_call(entries + 2, 0);
+  tail_ = entries + 1;
+  next_.resize(entries + 2);
+  prev_.resize(entries + 2);
+  match_.assign(entries + 2, -1);
+  entry_op_.assign(entries + 2, -1);
+  entry_event_.assign(entries + 2, history::kNoEvent);
+  is_call_.assign(entries + 2, 0);
   std::vector<std::int32_t> call_entry(ops_.size(), -1);
-  std::int32_t returns_left = 0;
   for (std::int32_t e = 1; e <= entries; ++e) {
     const Event& ev = events[e - 1];
-    entry_op[e] = ev.op;
-    entry_event[e] = ev.event;
-    is_call[e] = ev.call;
+    entry_op_[e] = ev.op;
+    entry_event_[e] = ev.event;
+    is_call_[e] = ev.call;
     if (ev.call) {
       call_entry[ev.op] = e;
     } else {
-      match[call_entry[ev.op]] = e;
-      ++returns_left;
+      match_[call_entry[ev.op]] = e;
+      ++returns_left_;
     }
   }
-  for (std::int32_t e = 0; e <= tail; ++e) {
-    next[e] = e + 1;
-    prev[e] = e - 1;
+  for (std::int32_t e = 0; e <= tail_; ++e) {
+    next_[e] = e + 1;
+    prev_[e] = e - 1;
   }
-  auto unlink = [&](std::int32_t e) {
-    next[prev[e]] = next[e];
-    prev[next[e]] = prev[e];
-  };
-  auto relink = [&](std::int32_t e) {
-    prev[next[e]] = e;
-    next[prev[e]] = e;
-  };
-  auto lift = [&](std::int32_t e) {
-    unlink(e);
-    if (match[e] >= 0) unlink(match[e]);
-  };
-  auto unlift = [&](std::int32_t e) {
-    if (match[e] >= 0) relink(match[e]);
-    relink(e);
-  };
 
-  // Completed ops are numbered in call order for the memo's compact set encoding; pending ops
-  // get their own numbering for the subsumption masks.
-  std::vector<std::int32_t> slot(ops_.size());
-  std::vector<std::uint8_t> pending_op(ops_.size());
+  slot_.resize(ops_.size());
+  pending_op_.resize(ops_.size());
   std::int32_t completed_count = 0;
   std::int32_t pending_count = 0;
   for (std::int32_t i = 0; i < n; ++i) {
-    pending_op[i] = ops_[i].ret == history::kNoEvent;
-    slot[i] = pending_op[i] ? pending_count++ : completed_count++;
+    pending_op_[i] = ops_[i].ret == history::kNoEvent;
+    slot_[i] = pending_op_[i] ? pending_count++ : completed_count++;
   }
-  std::vector<std::uint64_t> zobrist(ops_.size());
+  zobrist_.resize(ops_.size());
   for (std::int32_t i = 0; i < n; ++i)
-    zobrist[i] = splitmix64(static_cast<std::uint64_t>(slot[i]) + 1);
-
-  SearchResult result;
-  auto order_of = [&](const std::vector<Frame>& stack) {
-    std::vector<history::OpIndex> order;
-    order.reserve(stack.size());
-    for (const Frame& f : stack) order.push_back(ops_[entry_op[f.entry]].op);
-    return order;
-  };
+    zobrist_[i] = splitmix64(static_cast<std::uint64_t>(slot_[i]) + 1);
 
   const std::size_t pending_words = (static_cast<std::size_t>(pending_count) + 63) / 64;
-  Memo<M> memo(model_, pending_words);
-  std::vector<Frame> stack;
-  std::vector<std::uint64_t> bits(static_cast<std::size_t>(completed_count) / 64 + 1, 0);
-  std::vector<std::uint64_t> pending(pending_words + 1, 0);
-  State state = model_.initial();
-  State scratch = state;  // reused for trial steps, so failed steps do not allocate
-  std::int32_t end = 0;
-  std::int32_t count = 0;
-  std::uint64_t set_hash = 0;
-  std::size_t reported_bytes = 0;
-  std::uint64_t steps = 0;
-  auto finish = [&](SearchEnd how) {
-    result.end = how;
-    result.states = memo.size();
-    result.memo_bytes = memo.bytes();
-    limits_.should_stop(-static_cast<std::ptrdiff_t>(reported_bytes));
-    return result;
-  };
+  memo_.emplace(model_, pending_words);
+  bits_.assign(static_cast<std::size_t>(completed_count) / 64 + 1, 0);
+  pending_.assign(pending_words + 1, 0);
+  state_ = model_.initial();
+  scratch_ = state_;
+  memo_->insert(0, 0, 0, bits_, pending_, state_);
+  list_choices();
+  choice_ = 0;
+}
 
-  if (returns_left == 0) return finish(SearchEnd::kLinearizable);
-  memo.insert(0, 0, 0, bits, pending, state);
-  std::int32_t entry = next[head];
-  while (true) {
-    if (++steps % kCheckInterval == 0) {
-      const std::size_t bytes = memo.bytes() + stack_bytes(stack);
+// A configuration's choices are WGL's: the calls before its first return entry. They are tried
+// in the order of their ops' returns (pending ops last), not of their calls: the op of the
+// first return must be linearized before it, and ops that return late are rarely needed early,
+// so witnesses of linearizable histories and prefixes are found with little backtracking. Only
+// the order changes, not the set, so violations are still proven by exhausting every choice.
+template <spec::SequentialModel M>
+void Search<M>::list_choices() {
+  choices_.clear();
+  std::int32_t e = next_[head_];
+  for (; e != tail_ && is_call_[e]; e = next_[e]) choices_.push_back(e);
+  first_return_ = e;
+  if (choices_.size() < 2) return;
+  const std::vector<SearchOp<Op>>& ops = ops_;
+  const std::vector<std::int32_t>& entry_op = entry_op_;
+  auto return_of = [&](std::int32_t entry) {
+    const history::EventIndex r = ops[entry_op[entry]].ret;
+    return r == history::kNoEvent ? std::numeric_limits<history::EventIndex>::max() : r;
+  };
+  std::sort(choices_.begin(), choices_.end(), [&](std::int32_t a, std::int32_t b) {
+    const history::EventIndex ra = return_of(a);
+    const history::EventIndex rb = return_of(b);
+    return ra != rb ? ra < rb : a < b;
+  });
+}
+
+template <spec::SequentialModel M>
+std::vector<history::OpIndex> Search<M>::order_of_stack() const {
+  std::vector<history::OpIndex> order;
+  order.reserve(stack_.size());
+  for (const Frame& f : stack_) order.push_back(ops_[entry_op_[f.entry]].op);
+  return order;
+}
+
+template <spec::SequentialModel M>
+SearchResult Search<M>::finish(SearchEnd how) {
+  result_.end = how;
+  result_.states = memo_ ? memo_->size() : 0;
+  result_.memo_bytes = memo_ ? memo_->bytes() : 0;
+  limits_.should_stop(-static_cast<std::ptrdiff_t>(reported_bytes_));
+  reported_bytes_ = 0;
+  // The search's working memory is not needed any more; the result keeps what matters.
+  memo_.reset();
+  stack_ = {};
+  ended_ = result_;
+  return result_;
+}
+
+template <spec::SequentialModel M>
+std::optional<SearchResult> Search<M>::advance(std::uint64_t steps) {
+  if (ended_) return ended_;
+  // Another partition may have found an earlier violation since the last call.
+  if (started_ && result_.frontier > limits_.violation_bound()) {
+    return finish(SearchEnd::kPastBound);
+  }
+  if (!started_) {
+    start();
+    if (returns_left_ == 0) return finish(SearchEnd::kLinearizable);
+  }
+  for (std::uint64_t budget = steps; budget > 0; --budget) {
+    if (++steps_ % kCheckInterval == 0) {
+      const std::size_t bytes = memo_->bytes() + stack_bytes();
       auto stop = limits_.should_stop(static_cast<std::ptrdiff_t>(bytes) -
-                                      static_cast<std::ptrdiff_t>(reported_bytes));
-      reported_bytes = bytes;
+                                      static_cast<std::ptrdiff_t>(reported_bytes_));
+      reported_bytes_ = bytes;
       if (stop) {
-        result.reason = *stop;
+        result_.reason = *stop;
         return finish(SearchEnd::kLimit);
       }
     }
-    if (entry == tail) break;  // unreachable: returns_left > 0 puts a return entry before the tail
-    if (is_call[entry]) {
-      const std::int32_t i = entry_op[entry];
-      scratch = state;
-      if (model_.step(scratch, *ops_[i].compiled)) {
-        const std::int32_t k = slot[i];
-        const bool is_pending = pending_op[i];
-        std::vector<std::uint64_t>& set = is_pending ? pending : bits;
+    if (choice_ < choices_.size()) {
+      const std::int32_t entry = choices_[choice_];
+      const std::int32_t i = entry_op_[entry];
+      scratch_ = state_;
+      if (model_.step(scratch_, *ops_[i].compiled)) {
+        const std::int32_t k = slot_[i];
+        const bool is_pending = pending_op_[i];
+        std::vector<std::uint64_t>& set = is_pending ? pending_ : bits_;
         set[k >> 6] |= std::uint64_t{1} << (k & 63);
-        const std::uint64_t new_hash = is_pending ? set_hash : set_hash ^ zobrist[i];
-        const std::int32_t new_count = is_pending ? count : count + 1;
-        const std::int32_t new_end = is_pending ? end : std::max(end, k + 1);
-        if (memo.insert(new_hash, new_count, new_end, bits, pending, scratch)) {
-          stack.push_back(Frame{entry, end, std::move(state)});
-          state = std::move(scratch);
-          scratch = State();
-          set_hash = new_hash;
-          count = new_count;
-          end = new_end;
+        const std::uint64_t new_hash = is_pending ? set_hash_ : set_hash_ ^ zobrist_[i];
+        const std::int32_t new_count = is_pending ? count_ : count_ + 1;
+        const std::int32_t new_end = is_pending ? end_ : std::max(end_, k + 1);
+        if (memo_->insert(new_hash, new_count, new_end, bits_, pending_, scratch_)) {
+          stack_.push_back(
+              Frame{entry, end_, static_cast<std::int32_t>(choice_), std::move(state_)});
+          state_ = std::move(scratch_);
+          scratch_ = State();
+          set_hash_ = new_hash;
+          count_ = new_count;
+          end_ = new_end;
           lift(entry);
-          if (match[entry] >= 0 && --returns_left == 0) {
-            result.order = order_of(stack);
+          if (match_[entry] >= 0 && --returns_left_ == 0) {
+            result_.order = order_of_stack();
             return finish(SearchEnd::kLinearizable);
           }
-          entry = next[head];
+          list_choices();
+          choice_ = 0;
           continue;
         }
         set[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
       }
-      entry = next[entry];
+      ++choice_;
       continue;
     }
-    // A return entry: every op returning before it is linearized in this configuration.
-    if (entry_event[entry] > result.frontier) {
-      result.frontier = entry_event[entry];
-      result.order = order_of(stack);
-      if (result.frontier > limits_.violation_bound()) return finish(SearchEnd::kPastBound);
+    if (first_return_ == tail_) break;  // unreachable: returns_left_ > 0 leaves a return entry
+    // Every choice failed: every op returning before the first return entry is linearized here.
+    if (entry_event_[first_return_] > result_.frontier) {
+      result_.frontier = entry_event_[first_return_];
+      result_.order = order_of_stack();
+      if (result_.frontier > limits_.violation_bound()) return finish(SearchEnd::kPastBound);
     }
-    if (stack.empty()) return finish(SearchEnd::kViolation);
-    Frame frame = std::move(stack.back());
-    stack.pop_back();
-    const std::int32_t i = entry_op[frame.entry];
+    if (stack_.empty()) return finish(SearchEnd::kViolation);
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    const std::int32_t i = entry_op_[frame.entry];
     unlift(frame.entry);
-    const std::int32_t k = slot[i];
-    if (pending_op[i]) {
-      pending[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+    const std::int32_t k = slot_[i];
+    if (pending_op_[i]) {
+      pending_[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
     } else {
-      ++returns_left;
-      bits[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
-      set_hash ^= zobrist[i];
-      --count;
+      ++returns_left_;
+      bits_[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+      set_hash_ ^= zobrist_[i];
+      --count_;
     }
-    end = frame.previous_end;
-    scratch = std::move(state);
-    state = std::move(frame.state);
-    entry = next[frame.entry];
+    end_ = frame.previous_end;
+    scratch_ = std::move(state_);
+    state_ = std::move(frame.state);
+    // The configuration is the one before the lift: the same choices, in the same order.
+    list_choices();
+    choice_ = static_cast<std::size_t>(frame.choice) + 1;
   }
-  result.reason = "internal error: search ran off the event list";
-  return finish(SearchEnd::kLimit);
+  if (choice_ >= choices_.size() && first_return_ == tail_) {
+    result_.reason = "internal error: search ran off the event list";
+    return finish(SearchEnd::kLimit);
+  }
+  return std::nullopt;
 }
 
 }  // namespace linfault::detect::internal
