@@ -8,6 +8,7 @@
 
 #include "detect/witness.h"
 #include "history/formats.h"
+#include "spec/generator.h"
 #include "spec/registry.h"
 
 namespace linfault::detect {
@@ -189,6 +190,74 @@ TEST(Checker, ModelErrorsNameFileAndLine) {
     EXPECT_STREQ(e.what(), "etcd_003.log:57: cas-register has no method 'foo'");
   }
   EXPECT_THROW(check_history("no-such-model", h, {}), spec::UnknownModel);
+}
+
+// The search run in slices of a few steps ends exactly as one uninterrupted run: same end, same
+// frontier, same order, same states.
+TEST(Checker, SearchInSlicesEndsAsOneRun) {
+  for (const bool violation : {false, true}) {
+    for (const std::uint64_t seed : {1, 2, 3}) {
+      spec::GeneratorOptions g;
+      g.model = "queue";
+      g.operations = 80;
+      g.threads = 4;
+      g.pending_fraction = 0.3;
+      g.violation = violation;
+      g.seed = seed;
+      const history::History h = spec::generate_history(g).history;
+      const spec::QueueModel model;
+      std::vector<spec::QueueModel::Op> compiled;
+      compiled.reserve(h.size());
+      std::vector<internal::SearchOp<spec::QueueModel::Op>> ops;
+      for (history::OpIndex i = 0; i < static_cast<history::OpIndex>(h.size()); ++i) {
+        auto c = model.compile(h.op(i));
+        if (!std::holds_alternative<spec::QueueModel::Op>(c)) continue;  // took no effect
+        compiled.push_back(std::get<spec::QueueModel::Op>(c));
+        ops.push_back({i, h.op(i).call_event, h.op(i).return_event, &compiled.back()});
+      }
+      std::sort(ops.begin(), ops.end(),
+                [](const auto& a, const auto& b) { return a.call < b.call; });
+      internal::SearchLimits limits_whole{CheckOptions{}};
+      internal::SearchLimits limits_sliced{CheckOptions{}};
+      const internal::SearchResult whole = internal::Search(model, ops, limits_whole).run();
+      internal::Search sliced(model, ops, limits_sliced);
+      std::optional<internal::SearchResult> result;
+      int slices = 0;
+      while (!(result = sliced.advance(7))) ++slices;
+      SCOPED_TRACE(testing::Message() << "seed " << seed << " violation " << violation);
+      EXPECT_GT(slices, 3);
+      EXPECT_EQ(result->end, whole.end);
+      EXPECT_EQ(result->frontier, whole.frontier);
+      EXPECT_EQ(result->order, whole.order);
+      EXPECT_EQ(result->states, whole.states);
+      EXPECT_EQ(whole.end,
+                violation ? internal::SearchEnd::kViolation : internal::SearchEnd::kLinearizable);
+    }
+  }
+}
+
+// Porcupine's c50-bad: key "3" fails at event 442 within a few thousand states, while key "0"
+// alone needs millions of states to run its whole search. Partitions advance in slices, so the
+// early violation bounds key "0" and the exact prefix costs little, even on one thread (before
+// the slices: 17 million states and the memory limit).
+TEST(Checker, CheapViolationInOnePartitionBoundsTheExpensiveOnes) {
+  const auto loaded = history::load_history_file(std::string(LINFAULT_SHARED_DIR) +
+                                                 "/data/porcupine/kv/c50-bad.txt");
+  CheckOptions options;
+  options.threads = 1;
+  options.timeout_seconds = 20;
+  const Verdict v = check_history("kv", loaded.history, options);
+  ASSERT_EQ(v.result, Result::kViolation) << v.reason;
+  EXPECT_TRUE(v.prefix_exact) << v.reason;
+  EXPECT_EQ(v.prefix_events, 443u);
+  ASSERT_TRUE(v.partition_key.has_value());
+  EXPECT_EQ(*v.partition_key, Value("3"));
+  EXPECT_LT(v.states_explored, 1'000'000u);
+  // From the outside: the prefix fails, and the one event shorter passes.
+  const Verdict whole = check_history("kv", loaded.history.prefix(v.prefix_events), options);
+  EXPECT_EQ(whole.result, Result::kViolation);
+  const Verdict before = check_history("kv", loaded.history.prefix(v.prefix_events - 1), options);
+  EXPECT_EQ(before.result, Result::kLinearizable);
 }
 
 // Every history of the shared data set whose verdict the search decides quickly.
