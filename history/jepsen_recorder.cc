@@ -45,7 +45,8 @@ Value JepsenRecorder::completion_result(const OpenCall& call, Value value, bool 
 }
 
 void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_view type,
-                            std::string_view method, Value value, std::optional<Value> key) {
+                            std::string_view method, Value value, std::optional<Value> key,
+                            std::optional<Value> error) {
   const std::string who = "process " + std::to_string(process);
   if (type == "invoke") {
     if (auto retired = retired_.find(process); retired != retired_.end()) {
@@ -97,8 +98,9 @@ void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_v
     retired_[process] = line;
   } else {
     const bool failed = type == "fail";
-    builder_.respond(process, failed ? Outcome::kFail : Outcome::kOk,
-                     completion_result(open->second, std::move(value), failed), line);
+    Value result = completion_result(open->second, std::move(value), failed);
+    if (failed && error) result = std::move(*error);
+    builder_.respond(process, failed ? Outcome::kFail : Outcome::kOk, std::move(result), line);
   }
   open_.erase(open);
 }
