@@ -11,6 +11,13 @@ namespace {
 
 using detail::is_symbol_char;
 
+// `text` for a message: printable, and cut at 38 characters.
+std::string shown(std::string_view text) {
+  std::string out = printable(text);
+  if (out.size() > 38) out = out.substr(0, 35) + "...";
+  return out;
+}
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 void append_utf8(std::string& out, std::uint32_t code_point) {
@@ -279,7 +286,7 @@ void Scanner::scan_number_or_symbol() {
   } else if (is_ratio_text(token)) {
     token_.kind = TokenKind::kRatio;
   } else {
-    fail(token_.where, "malformed number " + printable(token));
+    fail(token_.where, "malformed number " + shown(token));
   }
 }
 
@@ -305,7 +312,7 @@ void Scanner::scan_char() {
   const bool unicode =
       name.size() == 5 && name[0] == 'u' &&
       name.substr(1).find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
-  if (!unicode) fail(token_.where, "unknown character `\\" + printable(name) + "`");
+  if (!unicode) fail(token_.where, "unknown character `\\" + shown(name) + "`");
 }
 
 void Scanner::scan_dispatch() {
@@ -324,7 +331,7 @@ void Scanner::scan_dispatch() {
     while (pos_ < text_.size() && is_symbol_char(text_[pos_])) ++pos_;
     const std::string_view name = text_.substr(start, pos_ - start);
     if (name != "Inf" && name != "-Inf" && name != "NaN") {
-      fail(where, "unknown symbolic value ##" + printable(name) + " (##Inf, ##-Inf or ##NaN)");
+      fail(where, "unknown symbolic value ##" + shown(name) + " (##Inf, ##-Inf or ##NaN)");
     }
     token_.kind = TokenKind::kFloat;
     token_.text = text_.substr(start - 2, pos_ - start + 2);
@@ -480,11 +487,10 @@ class TreeParser {
         node.integer = token.integer;
         return node;
       case TokenKind::kBigInt:
-        Scanner::fail(token.where,
-                      "integer " + std::string(token.text) + " does not fit in 64 bits");
+        Scanner::fail(token.where, "integer " + shown(token.text) + " does not fit in 64 bits");
       case TokenKind::kFloat:
       case TokenKind::kRatio:
-        Scanner::fail(token.where, "number " + std::string(token.text) +
+        Scanner::fail(token.where, "number " + shown(token.text) +
                                        " is not an integer (only integers are supported)");
       case TokenKind::kChar:
         Scanner::fail(token.where, "EDN characters (\\c) are not supported");

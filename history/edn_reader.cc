@@ -198,7 +198,7 @@ class OperationReader {
   }
 
   // Reads one map; `start` is where the operation begins (its tag, if any), `map` its `{`.
-  void read_operation(const Position& start, const Position& map) {
+  void read_operation(const Position start, const Position map) {
     bool has_process = false;
     bool nemesis = false;
     ProcessId process = 0;
@@ -233,7 +233,7 @@ class OperationReader {
       } else {
         const unsigned bit = 1u << static_cast<unsigned>(field);
         if ((fields_seen & bit) != 0) {
-          fail(key_at, "duplicate key :" + printable(name) + " in a map");
+          fail(key_at, "duplicate key :" + shortened(name) + " in a map");
         }
         fields_seen |= bit;
       }
@@ -295,7 +295,7 @@ class OperationReader {
   // Keywords other than the operation's fields (:time, :node, ...) must not repeat either.
   void check_other_key(std::string_view name, const Position& key_at) {
     for (std::string_view other : other_names_) {
-      if (other == name) fail(key_at, "duplicate key :" + printable(name) + " in a map");
+      if (other == name) fail(key_at, "duplicate key :" + shortened(name) + " in a map");
     }
     other_names_.push_back(name);
   }
@@ -369,15 +369,15 @@ class OperationReader {
       case TokenKind::kKeyword:
         return Value(":" + std::string(token.text));
       case TokenKind::kBigInt:
-        return problem("integer " + std::string(token.text) + " does not fit in 64 bits");
+        return problem("integer " + shortened(token.text) + " does not fit in 64 bits");
       case TokenKind::kFloat:
-        return problem("floating-point number " + std::string(token.text) + kNoFloats);
+        return problem("floating-point number " + shortened(token.text) + kNoFloats);
       case TokenKind::kRatio:
-        return problem("ratio " + std::string(token.text) + kNoFloats);
+        return problem("ratio " + shortened(token.text) + kNoFloats);
       case TokenKind::kChar:
-        return problem("character \\" + printable(token.text) + kNoFloats);
+        return problem("character \\" + shortened(token.text) + kNoFloats);
       case TokenKind::kSymbol:
-        return problem("symbol " + printable(token.text) + " is not a value (strings need quotes)");
+        return problem("symbol " + shortened(token.text) + " is not a value (strings need quotes)");
       case TokenKind::kTag:
         return convert(scanner_.next());
       case TokenKind::kEnd:
