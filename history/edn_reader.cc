@@ -156,7 +156,7 @@ class OperationReader {
     if (token.kind == TokenKind::kKeyword) {
       field.valid = true;
       field.name = token.text;
-    } else if (token.kind == TokenKind::kString) {
+    } else if (token.kind == TokenKind::kString && !token.text.empty()) {
       field.valid = true;
       field.storage = std::string(token.text);
       field.name = field.storage;
