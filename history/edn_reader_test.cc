@@ -221,7 +221,7 @@ TEST(EdnReaderErrorsTest, NameLineAndColumnInsideMultiLineValues) {
   expect_input_error("{:process 1, :type 3, :f :w}\n", Format::kEdn, 1,
                      "column 20: :type must be a keyword, got 3");
   expect_input_error("{:process 1, :type :invoke, :f \"\"}\n", Format::kEdn, 1,
-                     "column 31: :f must be a keyword, got \"\"");
+                     "column 32: :f must be a keyword, got \"\"");
   expect_input_error("[{:process 1, :type :invoke, :f :w}] {:process 2}\n", Format::kEdn, 1,
                      "column 38: unexpected `{` after the history's closing `]`");
   expect_input_error(
