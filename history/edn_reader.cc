@@ -378,8 +378,11 @@ class OperationReader {
         return problem("character \\" + shortened(token.text) + kNoFloats);
       case TokenKind::kSymbol:
         return problem("symbol " + shortened(token.text) + " is not a value (strings need quotes)");
-      case TokenKind::kTag:
-        return convert(scanner_.next());
+      case TokenKind::kTag: {  // the tagged value (iteratively: tags may be chained)
+        const Token* inner = &scanner_.next();
+        while (inner->kind == TokenKind::kTag) inner = &scanner_.next();
+        return convert(*inner);
+      }
       case TokenKind::kEnd:
       case TokenKind::kClose:
         return problem("expected a value");

@@ -258,6 +258,21 @@ TEST(EdnReaderErrorsTest, NemesisOperationsMayCarryAnything) {
   EXPECT_TRUE(loaded.history.empty());
 }
 
+TEST(EdnReaderErrorsTest, LongChainsOfTagsAndDiscardsAreNotRecursion) {
+  std::string tags;
+  for (int i = 0; i < 100000; ++i) tags += "#t ";
+  const LoadedHistory loaded =
+      load_history_text("{:process 1, :type :invoke, :f :w, :value " + tags + "[1 " + tags +
+                            "2]}\n" + tags + "{:process 1, :type :ok, :f :w}\n",
+                        "in.txt", Format::kEdn);
+  ASSERT_EQ(loaded.history.size(), 1u);
+  EXPECT_EQ(loaded.history.op(0).call.to_string(), "w([1 2])");
+  std::string discards;
+  for (int i = 0; i < 100000; ++i) discards += "#_ ";
+  expect_input_error("{:process 1, :type :invoke, :f :w, :value " + discards + "1}\n", Format::kEdn,
+                     1, "#_ discards nested more than 200 deep");
+}
+
 TEST(EdnReaderFilesTest, TheSameHistoryInEveryShapeIsTheSameHistory) {
   const std::string ops[] = {"{:process 0, :type :invoke, :f :write, :value 1}",
                              "{:process 1, :type :invoke, :f :read, :value nil}",
