@@ -93,12 +93,15 @@ class OperationReader {
                      "column " + std::to_string(where.column) + ": " + problem);
   }
 
-  // The written form of the value starting with `first`, which is skipped.
-  std::string written(const Token& first) {
+  // The text of the value starting with `first`, which is skipped.
+  std::string_view source_of(const Token& first) {
     const std::size_t start = first.where.offset;
     scanner_.skip_value(first, 2);
-    return shortened(text_.substr(start, scanner_.position().offset - start));
+    return text_.substr(start, scanner_.position().offset - start);
   }
+
+  // The same, shortened for a message.
+  std::string written(const Token& first) { return shortened(source_of(first)); }
 
   // The token of a map's value after its key; a map that ends instead has a key without value.
   const Token& value_token(const Position& map) {
@@ -204,8 +207,8 @@ class OperationReader {
     ProcessId process = 0;
     NameField type, method;
     DeferredValue value, key, error;
-    unsigned fields_seen = 0;             // bits of Field
-    std::vector<std::string> other_keys;  // written forms of keys that are not keywords
+    unsigned fields_seen = 0;                  // bits of Field
+    std::vector<std::string_view> other_keys;  // texts of keys that are not keywords
     other_names_.clear();
     while (true) {
       const Token& key_token = scanner_.next();
@@ -217,11 +220,12 @@ class OperationReader {
       }
       if (key_token.kind == TokenKind::kEnd) fail(map, "`{` is never closed");
       if (key_token.kind != TokenKind::kKeyword) {
-        std::string written_key = written(key_token);
-        for (const std::string& other : other_keys) {
-          if (other == written_key) fail(map, "duplicate key " + written_key + " in a map");
+        const Position key_at = key_token.where;
+        const std::string_view key_text = source_of(key_token);
+        for (std::string_view other : other_keys) {
+          if (other == key_text) fail(key_at, "duplicate key " + shortened(key_text) + " in a map");
         }
-        other_keys.push_back(std::move(written_key));
+        other_keys.push_back(key_text);
         scanner_.skip_value(value_token(map), 2);
         continue;
       }

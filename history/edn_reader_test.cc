@@ -235,6 +235,16 @@ TEST(EdnReaderErrorsTest, NameLineAndColumnInsideMultiLineValues) {
                      "column 43: unsupported `#` dispatch");
 }
 
+TEST(EdnReaderErrorsTest, KeysThatAreNotKeywords) {
+  const std::string long_key = "\"" + std::string(50, 'k');
+  const LoadedHistory loaded = load_history_text(
+      "{:process 1, :type :invoke, :f :w, " + long_key + "1\" 1, " + long_key + "2\" 2, [1] 3}\n",
+      "in.txt", Format::kEdn);
+  EXPECT_EQ(loaded.history.size(), 1u);
+  expect_input_error("{:process 1, :type :invoke, :f :w, [1 2] 1, \"a\" 2, [1 2] 3}\n",
+                     Format::kEdn, 1, "column 52: duplicate key [1 2] in a map");
+}
+
 TEST(EdnReaderErrorsTest, IndexMustIncrease) {
   expect_input_error(
       "{:process 0, :type :invoke, :f :w, :index 4}\n{:process :nemesis, :type :info, :f :x, "
