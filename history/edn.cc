@@ -11,11 +11,15 @@ namespace {
 
 using detail::is_symbol_char;
 
-// `text` for a message: printable, and cut at 38 characters.
-std::string shown(std::string_view text) {
-  std::string out = printable(text);
-  if (out.size() > 38) out = out.substr(0, 35) + "...";
-  return out;
+std::string shown(std::string_view text) { return shortened(text, 38); }
+
+// One character of the text for a message: itself when ASCII, else its byte value (a byte of a
+// UTF-8 sequence alone would make the message invalid UTF-8).
+std::string quoted_char(std::string_view prefix, char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte < 0x80) return "`" + std::string(prefix) + printable(std::string_view(&c, 1)) + "`";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  return std::string("byte 0x") + kHex[byte >> 4] + kHex[byte & 0xF];
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -137,6 +141,15 @@ std::size_t invalid_utf8_at(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::string shortened(std::string_view text, std::size_t length) {
+  std::string out = printable(text);
+  if (out.size() <= length) return out;
+  std::size_t cut = length - 3;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out + "...";
+}
+
 void Scanner::seek(const Position& where) {
   pos_ = where.offset;
   line_ = where.line;
@@ -247,7 +260,7 @@ void Scanner::scan_number_or_symbol() {
   const std::size_t start = pos_;
   const char c = text_[pos_];
   if (!is_symbol_char(c)) {
-    fail(token_.where, "unexpected character `" + printable(std::string_view(&c, 1)) + "`");
+    fail(token_.where, "unexpected character " + quoted_char("", c));
   }
   while (pos_ < text_.size() && is_symbol_char(text_[pos_])) ++pos_;
   const std::string_view token = text_.substr(start, pos_ - start);
@@ -339,7 +352,7 @@ void Scanner::scan_dispatch() {
   }
   if (c == ':') fail(where, "namespaced maps (#:ns{...}) are Clojure, not EDN: not supported");
   if (!std::isalpha(static_cast<unsigned char>(c))) {
-    fail(where, "unsupported `#` dispatch `#" + printable(std::string_view(&c, 1)) + "`");
+    fail(where, "unsupported `#` dispatch " + quoted_char("#", c));
   }
   const std::size_t start = pos_;
   while (pos_ < text_.size() && is_symbol_char(text_[pos_])) ++pos_;
@@ -423,8 +436,7 @@ void Scanner::scan_string() {
           break;
         }
         default:
-          fail(backslash,
-               "unknown escape `\\" + printable(std::string_view(&escaped, 1)) + "` in string");
+          fail(backslash, "unknown escape " + quoted_char("\\", escaped) + " in string");
       }
       copied = pos_;
       continue;

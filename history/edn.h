@@ -214,6 +214,10 @@ class Scanner {
   std::string decoded_;  // the contents of a string with escapes
 };
 
+// `text` for a message: printable() (history/value.h), and cut after about `length` bytes with
+// "..." (never inside a UTF-8 sequence).
+std::string shortened(std::string_view text, std::size_t length = 40);
+
 // The byte offset of the first malformed UTF-8 sequence in `text` (overlong forms, surrogates and
 // code points above U+10FFFF included), or npos.
 std::size_t invalid_utf8_at(std::string_view text);

@@ -18,13 +18,7 @@ using edn::Position;
 using edn::Token;
 using edn::TokenKind;
 
-constexpr std::size_t kShownLength = 40;
-
-std::string shortened(std::string_view text) {
-  std::string shown = printable(text);
-  if (shown.size() > kShownLength) shown = shown.substr(0, kShownLength - 3) + "...";
-  return shown;
-}
+using edn::shortened;
 
 // The keys of an operation map that the reader looks at (unqualified keywords: a namespaced
 // :foo/process is another field).

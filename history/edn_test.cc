@@ -173,6 +173,22 @@ TEST(EdnScannerTest, SkipValueChecksTheSyntaxOfWhatItSkips) {
   EXPECT_EQ(skip_error("#:a{:b 1}"),
             "1:1 namespaced maps (#:ns{...}) are Clojure, not EDN: not supported");
   EXPECT_EQ(skip_error(":"), "1:1 empty keyword `:`");
+  EXPECT_EQ(skip_error("[1 \xc3\xa9]"), "1:4 unexpected character byte 0xC3");
+  EXPECT_EQ(skip_error("#\xc3\xa9"), "1:1 unsupported `#` dispatch byte 0xC3");
+  EXPECT_EQ(skip_error("#%"), "1:1 unsupported `#` dispatch `#%`");
+  EXPECT_EQ(skip_error("\"\\\xc3\xa9\""), "1:2 unknown escape byte 0xC3 in string");
+}
+
+TEST(EdnTest, ShortenedTextsStayValidUtf8) {
+  EXPECT_EQ(shortened("short"), "short");
+  const std::string accents(60, 'a');
+  EXPECT_EQ(shortened(accents), std::string(37, 'a') + "...");
+  std::string mixed = "ab";
+  for (int i = 0; i < 30; ++i) mixed += "\xc3\xa9";
+  const std::string cut = shortened(mixed);
+  EXPECT_EQ(cut, "ab" + mixed.substr(2, 34) + "...");  // 17 whole characters, not 17.5
+  EXPECT_EQ(invalid_utf8_at(cut), std::string_view::npos);
+  EXPECT_EQ(shortened("a\x1b[31m"), "a\\u001b[31m");  // no terminal escapes
 }
 
 TEST(EdnScannerTest, SeekReadsAValueAgain) {
