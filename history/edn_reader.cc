@@ -100,8 +100,10 @@ class OperationReader {
   // The token of a map's value after its key; a map that ends instead has a key without value.
   const Token& value_token(const Position& map) {
     const Token& token = scanner_.next();
-    if (token.kind == TokenKind::kClose || token.kind == TokenKind::kEnd) {
-      fail(map, "map has a key without a value");
+    if (token.kind == TokenKind::kEnd) fail(map, "`{` is never closed");
+    if (token.kind == TokenKind::kClose) {
+      if (token.bracket == '}') fail(map, "map has a key without a value");
+      fail(token.where, std::string("unexpected `") + token.bracket + "`");
     }
     return token;
   }

@@ -245,6 +245,15 @@ TEST(EdnReaderErrorsTest, KeysThatAreNotKeywords) {
                      Format::kEdn, 1, "column 52: duplicate key [1 2] in a map");
 }
 
+TEST(EdnReaderErrorsTest, UnbalancedMaps) {
+  expect_input_error("{:process 1, :type :invoke, :f :w, :value}\n", Format::kEdn, 1,
+                     "column 1: map has a key without a value");
+  expect_input_error("[{:process 1, :type]\n", Format::kEdn, 1, "column 20: unexpected `]`");
+  expect_input_error("\n {:process 1, :type\n", Format::kEdn, 2, "column 2: `{` is never closed");
+  expect_input_error("{:process 1, :type :invoke, :f :w, :x 1", Format::kEdn, 1,
+                     "column 1: `{` is never closed");
+}
+
 TEST(EdnReaderErrorsTest, IndexMustIncrease) {
   expect_input_error(
       "{:process 0, :type :invoke, :f :w, :index 4}\n{:process :nemesis, :type :info, :f :x, "
