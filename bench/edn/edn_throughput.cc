@@ -2,7 +2,8 @@
 // shapes — one map per line, one top-level vector, Jepsen records spread over lines — and times
 // history::load_history_text on each, end to end to a History. Prints MB/s and operations/s
 // (best of a few runs), by wall-clock time and by the process's CPU time (the figure to quote on a
-// machine busy with other work).
+// machine busy with other work). A last line times edn::Scanner alone over the one-per-line text:
+// the share of reading that is tokenizing.
 // Usage: edn_throughput [OPERATIONS] [RUNS]
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <ctime>
 #include <string>
 
+#include "history/edn.h"
 #include "history/formats.h"
 
 namespace {
@@ -90,5 +92,17 @@ int main(int argc, char** argv) {
         name, loaded_operations, megabytes, best_wall, megabytes / best_wall, best_cpu,
         megabytes / best_cpu, loaded_operations / 1e6 / best_cpu);
   }
+  const std::string text = make_history(operations, Shape::kLines);
+  double best_cpu = 1e30;
+  std::size_t tokens = 0;
+  for (int run = 0; run < runs; ++run) {
+    const std::clock_t cpu_start = std::clock();
+    linfault::history::edn::Scanner scanner(text);
+    tokens = 0;
+    while (scanner.next().kind != linfault::history::edn::TokenKind::kEnd) ++tokens;
+    best_cpu = std::min(best_cpu, static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
+  }
+  std::printf("%-22s %8zu tokens     %6.1f MB  cpu %6.3f s %6.1f MB/s\n", "scanner alone", tokens,
+              text.size() / 1e6, best_cpu, text.size() / 1e6 / best_cpu);
   return 0;
 }
