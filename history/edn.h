@@ -7,11 +7,13 @@
 // tracks 1-based line and column (in bytes) of every token. Read by tokens:
 //   nil, true/false; integers (optional sign, optional N suffix; beyond 64 bits a kBigInt token);
 //   floats (1.5, -2e3, 1.5M, ##Inf, ##NaN) and ratios (1/2) as kFloat/kRatio tokens holding their
-//   text; characters (\c, \newline, \u00e9) as kChar; strings with escapes (\" \\ \n \t \r \b \f
-//   \uXXXX, surrogate pairs), which must be valid UTF-8; keywords (:a, :a.b/c) and symbols; `[`,
+//   text; characters (\c, \newline, \u00e9) as kChar; strings with escapes (\" \\ \/ \n \t \r \b
+//   \f \uXXXX, surrogate pairs), which must be valid UTF-8; keywords (:a, :a.b/c) and symbols; `[`,
 //   `(`, `{`, `#{`; `]`, `)`, `}`; tags (#inst, #uuid, #jepsen.history.Op) as kTag tokens whose
 //   value follows. Malformed text (an unterminated string, `#:ns{}` maps, an unknown `#` dispatch)
-//   throws ParseError with its line and column.
+//   throws ParseError with its line and column; the scanner is then spent. Values nested more
+//   than kMaxDepth (200) deep, and #_ nested as deep, are errors; skip_value() keeps its brackets
+//   on a heap stack, so only nested discards recurse.
 //
 // parse() reads exactly one value into a Node tree (for short texts: the console-log reader's
 // values, tests); to_value() turns a Node into a history::Value (keywords keep their colon). Nodes
