@@ -45,6 +45,53 @@ bool looks_like_fastlin_operation(std::string_view line) {
          !method.empty() && std::isalpha(static_cast<unsigned char>(method[0]));
 }
 
+// Skips whitespace, commas and `;` comments from `pos`.
+std::size_t skip_edn_blanks(std::string_view text, std::size_t pos) {
+  while (pos < text.size()) {
+    const char c = text[pos];
+    if (c == ';') {
+      pos = text.find('\n', pos);
+      if (pos == std::string_view::npos) return text.size();
+    } else if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      ++pos;
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
+
+// Whether the text at `pos` starts an EDN operation: a map whose first key is a keyword
+// (`{:process`), a tagged map (`#jepsen.history.Op{`), or a discarded value (`#_`).
+bool starts_edn_operation(std::string_view text, std::size_t pos) {
+  if (pos >= text.size()) return false;
+  if (text[pos] == '{') {
+    const std::size_t key = skip_edn_blanks(text, pos + 1);
+    return key < text.size() && (text[key] == ':' || text[key] == '}');
+  }
+  if (text[pos] != '#' || pos + 1 >= text.size()) return false;
+  if (text[pos + 1] == '_') return true;
+  if (!std::isalpha(static_cast<unsigned char>(text[pos + 1]))) return false;
+  std::size_t end = pos + 1;
+  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+         text[end] != '{') {
+    ++end;
+  }
+  return starts_edn_operation(text, skip_edn_blanks(text, end));
+}
+
+// EDN histories: operations, bare or in a top-level vector or list (possibly empty), after
+// comments.
+bool looks_like_edn(std::string_view text) {
+  std::size_t pos = skip_edn_blanks(text, 0);
+  if (pos < text.size() && (text[pos] == '[' || text[pos] == '(')) {
+    const char close = text[pos] == '[' ? ']' : ')';
+    pos = skip_edn_blanks(text, pos + 1);
+    if (pos < text.size() && text[pos] == close) return true;
+  }
+  return starts_edn_operation(text, pos);
+}
+
 }  // namespace
 
 std::optional<Format> parse_format_name(std::string_view name) {
@@ -79,6 +126,7 @@ Format detect_format(std::string_view text, const std::string& origin) {
     }
     return Format::kEdn;
   }
+  if (looks_like_edn(text)) return Format::kEdn;
   if (text.find("jepsen.util - ") != std::string_view::npos) return Format::kJepsenLog;
   const std::string_view line = first_line_with_content(text);
   if (line.find("startUpdate!") != std::string_view::npos ||
@@ -86,7 +134,6 @@ Format detect_format(std::string_view text, const std::string& origin) {
     return Format::kSnapshot;
   }
   if (text[first] == '#' || looks_like_fastlin_operation(line)) return Format::kFastlin;
-  if (text[first] == ';' && text.find("{:") != std::string_view::npos) return Format::kEdn;
   std::string shown(line.substr(0, 40));
   throw InputError(origin, 0,
                    "cannot recognize the format (starts with `" + shown +

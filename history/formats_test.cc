@@ -31,6 +31,34 @@ TEST(FormatsTest, DetectsEachFormatByContent) {
   EXPECT_EQ(detect_format("startUpdate!0,1;endUpdate!0,1", "x"), Format::kSnapshot);
 }
 
+TEST(FormatsTest, DetectsEveryShapeOfEdn) {
+  const char* const edn[] = {
+      "[{:process 0, :type :invoke}]",
+      "\n[\n  {:process 0}]",
+      "({:process 0})",
+      "[]",
+      " ( ) ",
+      "#jepsen.history.Op{:index 0, :process 0}",
+      "#jepsen.history.Op {:index 0}",
+      "[#jepsen.history.Op{:index 0}]",
+      "; a comment\n;; another\n[{:process 0}]",
+      "#_ {:a 1} {:process 0}",
+      "[#_ 1 {:process 0}]",
+      ", {:process 0}",
+      "{\n :process 0}",
+  };
+  for (const char* text : edn) EXPECT_EQ(detect_format(text, "x"), Format::kEdn) << text;
+  // Neighbours that are not EDN operations keep their formats.
+  EXPECT_EQ(detect_format("#stack\npush 1 0 1\n", "x"), Format::kFastlin);
+  EXPECT_EQ(detect_format("#queue {x}\nenq 1 0 1\n", "x"), Format::kFastlin);
+  EXPECT_EQ(
+      detect_format("[2015-04-01 10:00:00] INFO  jepsen.util - 0\t:invoke\t:read\tnil\n", "x"),
+      Format::kJepsenLog);
+  EXPECT_EQ(detect_format("{}", "x"), Format::kJson);
+  EXPECT_THROW(detect_format("[1 2 3]", "x"), InputError);
+  EXPECT_THROW(detect_format("; only a comment\n", "x"), InputError);
+}
+
 TEST(FormatsTest, UnrecognizableInputIsAClearError) {
   EXPECT_THROW(detect_format("", "x"), InputError);
   EXPECT_THROW(detect_format(" \n\n", "x"), InputError);

@@ -45,11 +45,13 @@ Value JepsenRecorder::completion_result(const OpenCall& call, Value value, bool 
 }
 
 void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_view type,
-                            std::string_view method, Value value, std::optional<Value> key) {
-  const std::string who = "process " + std::to_string(process);
+                            std::string_view method, Value value, std::optional<Value> key,
+                            std::optional<Value> error) {
+  // Messages are built only on failure: record() runs once per line of a large history.
+  auto who = [process] { return "process " + std::to_string(process); };
   if (type == "invoke") {
     if (auto retired = retired_.find(process); retired != retired_.end()) {
-      fail(line, who + " invokes :" + std::string(method) + " after its :info on line " +
+      fail(line, who() + " invokes :" + std::string(method) + " after its :info on line " +
                      std::to_string(retired->second) +
                      " (Jepsen retires a process whose outcome is unknown and uses a new id)");
     }
@@ -69,36 +71,38 @@ void JepsenRecorder::record(std::uint32_t line, ProcessId process, std::string_v
   }
   auto open = open_.find(process);
   if (open == open_.end()) {
-    std::string problem = "unmatched :" + std::string(type) + " for " + who;
+    std::string problem = "unmatched :" + std::string(type) + " for " + who();
     if (auto retired = retired_.find(process); retired != retired_.end()) {
       problem += " (retired by its :info on line " + std::to_string(retired->second) + ")";
     }
     fail(line, problem);
   }
   if (open->second.method != method) {
-    fail(line, ":" + std::string(type) + " :" + std::string(method) + " for " + who +
+    fail(line, ":" + std::string(type) + " :" + std::string(method) + " for " + who() +
                    " does not match its open call :" + open->second.method + " (line " +
                    std::to_string(open->second.line) + ")");
   }
   const OpenCall& call = open->second;
-  const std::string against =
-      " for " + who + " contradicts its :invoke on line " + std::to_string(call.line);
+  auto against = [&] {
+    return " for " + who() + " contradicts its :invoke on line " + std::to_string(call.line);
+  };
   if (key && (!call.key || !(*key == *call.key))) {
-    fail(line, ":" + std::string(type) + " :key " + shown(*key) + against +
+    fail(line, ":" + std::string(type) + " :key " + shown(*key) + against() +
                    (call.key ? " (:key " + shown(*call.key) + ")" : " (no :key)"));
   }
   const bool detail = type != "ok" && is_keyword(value);
   if (!value.is_nil() && !detail && !completes(call.argument, value)) {
-    fail(line, ":" + std::string(type) + " :" + std::string(method) + " " + shown(value) + against +
-                   " (:" + call.method + " " + shown(call.argument) + ")");
+    fail(line, ":" + std::string(type) + " :" + std::string(method) + " " + shown(value) +
+                   against() + " (:" + call.method + " " + shown(call.argument) + ")");
   }
   if (type == "info") {
     builder_.respond(process, Outcome::kPending, Value(), line);
     retired_[process] = line;
   } else {
     const bool failed = type == "fail";
-    builder_.respond(process, failed ? Outcome::kFail : Outcome::kOk,
-                     completion_result(open->second, std::move(value), failed), line);
+    Value result = completion_result(open->second, std::move(value), failed);
+    if (failed && error) result = std::move(*error);
+    builder_.respond(process, failed ? Outcome::kFail : Outcome::kOk, std::move(result), line);
   }
   open_.erase(open);
 }

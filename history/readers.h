@@ -39,6 +39,7 @@ LoadedHistory read_snapshot(std::string_view text, const std::string& origin);
 //            nil, except for cas where it means true. Otherwise the value is the result (reads).
 //   :fail    completes it with Outcome::kFail; the result is nil when the value repeats the
 //            argument, else the failure detail (":timed-out").
+//            A given `error` (EDN :error) is the failure detail instead.
 //   :info    the outcome is unknown: the operation stays pending to the end of the history, and
 //            the process is retired (Jepsen never reuses it; a later :invoke by it is an error).
 // A completion must not contradict its invoke: its :f must be the invoke's, a :key the invoke's
@@ -50,9 +51,9 @@ class JepsenRecorder {
  public:
   explicit JepsenRecorder(const std::string& origin) : origin_(origin), builder_(origin) {}
 
-  // `type` and `method` are keyword names without the colon.
+  // `type` and `method` are keyword names without the colon; `error` is used by :fail only.
   void record(std::uint32_t line, ProcessId process, std::string_view type, std::string_view method,
-              Value value, std::optional<Value> key);
+              Value value, std::optional<Value> key, std::optional<Value> error = std::nullopt);
   bool saw_key() const { return saw_key_; }
   const std::set<std::string>& methods() const { return methods_; }
   History finish() &&;
