@@ -9,7 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <istream>
-#include <iterator>
+#include <vector>
 
 #include "history/readers.h"
 
@@ -175,7 +175,11 @@ LoadedHistory load_history_text(std::string_view text, const std::string& origin
 }
 
 LoadedHistory load_history(std::istream& in, const std::string& origin, Format format) {
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  std::vector<char> block(std::size_t{1} << 16);
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw OpenError(origin, 0, "cannot read: I/O error");
   return load_history_text(text, origin, format);
 }

@@ -6,7 +6,7 @@
 //
 // Thread-safety: pure functions.
 //
-// Internal header of history/; not included outside it.
+// Internal header of history/; outside it only its test and the JSON fuzz harness include it.
 
 #ifndef LINFAULT_HISTORY_JSON_HISTORY_BUILD_H_
 #define LINFAULT_HISTORY_JSON_HISTORY_BUILD_H_

@@ -4,6 +4,7 @@
 // in any way, so it never has to word an error itself: the reference gives every message.
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -27,19 +28,10 @@ class OnePassReader {
 
   // The document's operations and its "model", or Declined.
   void read(std::vector<ParsedOperation>& ops, std::optional<std::string>& model) {
-    enum Field : unsigned { kTag = 1, kVersionField = 2, kModel = 4, kOperations = 8 };
-    unsigned seen = 0;
-    expect('{');
-    do {
-      const std::string_view name = string();
-      expect(':');
-      const Field field = name == "linfault"     ? kTag
-                          : name == "version"    ? kVersionField
-                          : name == "model"      ? kModel
-                          : name == "operations" ? kOperations
-                                                 : decline<Field>();
-      if ((seen & field) != 0) decline();
-      seen |= field;
+    enum Field { kTag, kVersionField, kModel, kOperations };
+    static constexpr std::array<std::string_view, 4> kNames = {"linfault", "version", "model",
+                                                               "operations"};
+    const unsigned seen = members(kNames, [&](int field) {
       switch (field) {
         case kTag:
           if (string() != "history") decline();
@@ -52,17 +44,12 @@ class OnePassReader {
           break;
         case kOperations:
           expect('[');
-          if (consume(']')) break;
-          do {
-            ops.push_back(operation(ops.size()));
-          } while (consume(','));
-          expect(']');
+          items(']', [&] { ops.push_back(operation(ops.size())); });
           break;
       }
-    } while (consume(','));
-    expect('}');
+    });
     skip_whitespace();
-    if (position_ != end_ || (seen & kOperations) == 0) decline();
+    if (position_ != end_ || (seen & 1U << kOperations) == 0) decline();
   }
 
  private:
@@ -97,6 +84,35 @@ class OnePassReader {
       decline();
     }
     position_ += word.size();
+  }
+
+  // The elements of an array or the members of an object whose opening bracket was read, up to
+  // `close`: `read_item` reads each one.
+  template <typename ReadItem>
+  void items(char close, ReadItem read_item) {
+    if (consume(close)) return;
+    do {
+      read_item();
+    } while (consume(','));
+    expect(close);
+  }
+
+  // An object whose members are all named in `names`, each at most once: `read_member(i)` reads
+  // the value of names[i]. Returns the set of members seen, bit i for names[i].
+  template <std::size_t N, typename ReadMember>
+  unsigned members(const std::array<std::string_view, N>& names, ReadMember read_member) {
+    unsigned seen = 0;
+    expect('{');
+    items('}', [&] {
+      const std::string_view name = string();
+      expect(':');
+      const auto known = std::find(names.begin(), names.end(), name);
+      const unsigned bit = 1U << (known - names.begin());
+      if (known == names.end() || (seen & bit) != 0) decline();
+      seen |= bit;
+      read_member(static_cast<int>(known - names.begin()));
+    });
+    return seen;
   }
 
   // A string of printable ASCII without escapes (anything else is declined), its bytes in place.
@@ -152,12 +168,7 @@ class OnePassReader {
         if (depth >= kMaxListDepth) decline();
         ++position_;
         Value::List list;
-        if (!consume(']')) {
-          do {
-            list.push_back(value(depth + 1));
-          } while (consume(','));
-          expect(']');
-        }
+        items(']', [&] { list.push_back(value(depth + 1)); });
         return Value(std::move(list));
       }
       default:
@@ -173,96 +184,76 @@ class OnePassReader {
 
   // One element of "operations", with parse_operation's rules (json_format.cc).
   ParsedOperation operation(std::size_t index) {
-    enum Field : unsigned {
-      kProcess = 1,
-      kMethod = 2,
-      kArgs = 4,
-      kOutcome = 8,
-      kResult = 16,
-      kCall = 32,
-      kReturn = 64,
-      kKey = 128,
-      kLine = 256,
-      kReturnLine = 512,
+    enum Field {
+      kProcess,
+      kMethod,
+      kArgs,
+      kOutcome,
+      kResult,
+      kCall,
+      kReturn,
+      kKey,
+      kLine,
+      kReturnLine
     };
+    static constexpr std::array<std::string_view, 10> kNames = {
+        "process", "method", "args", "outcome", "result",
+        "call",    "return", "key",  "line",    "return_line"};
     ParsedOperation op;
     op.index = index;
     skip_whitespace();
     op.json_line = line_;
-    expect('{');
-    unsigned seen = 0;
     std::optional<Outcome> outcome;
     std::optional<std::uint32_t> call_line;
     std::optional<std::uint32_t> return_line;
-    if (!consume('}')) {
-      do {
-        const std::string_view name = string();
-        expect(':');
-        const Field field = name == "process"       ? kProcess
-                            : name == "method"      ? kMethod
-                            : name == "args"        ? kArgs
-                            : name == "outcome"     ? kOutcome
-                            : name == "result"      ? kResult
-                            : name == "call"        ? kCall
-                            : name == "return"      ? kReturn
-                            : name == "key"         ? kKey
-                            : name == "line"        ? kLine
-                            : name == "return_line" ? kReturnLine
-                                                    : decline<Field>();
-        if ((seen & field) != 0) decline();
-        seen |= field;
-        switch (field) {
-          case kProcess:
-            op.process = integer();
-            break;
-          case kMethod:
-            op.call.method = std::string(string());
-            if (op.call.method.empty()) decline();
-            break;
-          case kArgs:
-            expect('[');
-            if (consume(']')) break;
-            do {
-              op.call.args.push_back(value(0));
-            } while (consume(','));
-            expect(']');
-            break;
-          case kOutcome: {
-            const std::string_view name = string();
-            outcome = name == "ok"        ? Outcome::kOk
-                      : name == "fail"    ? Outcome::kFail
-                      : name == "pending" ? Outcome::kPending
-                                          : decline<Outcome>();
-            break;
-          }
-          case kResult:
-            op.result = value(0);
-            break;
-          case kCall:
-            op.call_position = integer();
-            break;
-          case kReturn:
-            skip_whitespace();
-            if (position_ != end_ && *position_ == 'n') {
-              literal("null");
-            } else {
-              op.return_position = integer();
-            }
-            break;
-          case kKey:
-            op.key = value(0);
-            break;
-          case kLine:
-            call_line = line_number();
-            break;
-          case kReturnLine:
-            return_line = line_number();
-            break;
+    const unsigned seen = members(kNames, [&](int field) {
+      switch (field) {
+        case kProcess:
+          op.process = integer();
+          break;
+        case kMethod:
+          op.call.method = std::string(string());
+          if (op.call.method.empty()) decline();
+          break;
+        case kArgs:
+          expect('[');
+          items(']', [&] { op.call.args.push_back(value(0)); });
+          break;
+        case kOutcome: {
+          const std::string_view name = string();
+          outcome = name == "ok"        ? Outcome::kOk
+                    : name == "fail"    ? Outcome::kFail
+                    : name == "pending" ? Outcome::kPending
+                                        : decline<Outcome>();
+          break;
         }
-      } while (consume(','));
-      expect('}');
-    }
-    if ((seen & (kProcess | kMethod | kCall)) != (kProcess | kMethod | kCall)) decline();
+        case kResult:
+          op.result = value(0);
+          break;
+        case kCall:
+          op.call_position = integer();
+          break;
+        case kReturn:
+          skip_whitespace();
+          if (position_ != end_ && *position_ == 'n') {
+            literal("null");
+          } else {
+            op.return_position = integer();
+          }
+          break;
+        case kKey:
+          op.key = value(0);
+          break;
+        case kLine:
+          call_line = line_number();
+          break;
+        case kReturnLine:
+          return_line = line_number();
+          break;
+      }
+    });
+    constexpr unsigned kRequired = 1U << kProcess | 1U << kMethod | 1U << kCall;
+    if ((seen & kRequired) != kRequired) decline();
     if (op.return_position && *op.return_position <= op.call_position) decline();
     op.outcome = outcome.value_or(op.return_position ? Outcome::kOk : Outcome::kPending);
     if ((op.outcome == Outcome::kPending) == op.return_position.has_value()) decline();

@@ -22,10 +22,13 @@ struct ReadResult {
   bool declined = false;
 };
 
-ReadResult read_fast(const std::string& text) {
+// Runs `read` on `text`, keeping what it gave: a history, an InputError's message, or nothing
+// (the one-pass reader declined).
+template <typename Reader>
+ReadResult read_with(Reader read, const std::string& text) {
   ReadResult out;
   try {
-    out.loaded = json_detail::read_json_history_fast(text, "doc.json");
+    out.loaded = read(text, "doc.json");
     out.declined = !out.loaded;
   } catch (const InputError& e) {
     out.error = e.what();
@@ -33,14 +36,12 @@ ReadResult read_fast(const std::string& text) {
   return out;
 }
 
+ReadResult read_fast(const std::string& text) {
+  return read_with(json_detail::read_json_history_fast, text);
+}
+
 ReadResult read_reference(const std::string& text) {
-  ReadResult out;
-  try {
-    out.loaded = read_json_history_reference(text, "doc.json");
-  } catch (const InputError& e) {
-    out.error = e.what();
-  }
-  return out;
+  return read_with(read_json_history_reference, text);
 }
 
 void expect_same_lines(const History& a, const History& b, const std::string& text) {
@@ -69,15 +70,7 @@ bool expect_agreement(const std::string& text) {
     EXPECT_EQ(fast.error, reference.error) << text;
   }
   // And the public entry point is one of the two.
-  const ReadResult either = [&] {
-    ReadResult out;
-    try {
-      out.loaded = read_json_history(text, "doc.json");
-    } catch (const InputError& e) {
-      out.error = e.what();
-    }
-    return out;
-  }();
+  const ReadResult either = read_with(read_json_history, text);
   EXPECT_EQ(either.loaded.has_value(), reference.loaded.has_value()) << text;
   EXPECT_EQ(either.error, reference.error) << text;
   return false;

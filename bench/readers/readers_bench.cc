@@ -1,7 +1,8 @@
 // Times the history readers: each format is generated in memory (25-50 MB), then
 // history::load_history_text reads it best-of-N times; prints MB/s and ns per operation. Then the
 // real files of ../shared/data (fastlin, porcupine) are read end to end through load_history_file
-// (the file read included), all files of a folder per round, best of N rounds.
+// (the file read included), all files of a folder per round, best of N rounds. A copy of a
+// 10^6-operation History shows the floor: the memory any reader must allocate and fill.
 //
 //   bench_readers [--rounds N] [--scale F] [--only TEXT]
 //
@@ -143,6 +144,18 @@ void time_reader(const Input& input, int rounds) {
               1e9 * seconds / static_cast<double>(input.operations));
 }
 
+// The floor under every reader: copying a History of the same size (its memory allocated and
+// written for the first time, as a reader must) with no text to read.
+void time_history_copy(const History& history, int rounds) {
+  std::size_t copied = 0;
+  const double seconds = best_of(rounds, [&] {
+    const History copy = history;
+    copied = copy.size();
+  });
+  std::printf("| %-22s |       - | %9zu | %8.3f |       - | %6.0f |\n", "history copy (floor)",
+              copied, seconds, 1e9 * seconds / static_cast<double>(copied));
+}
+
 void time_files(const std::string& name, const fs::path& dir, int rounds) {
   std::vector<std::string> files;
   std::error_code error;
@@ -217,6 +230,7 @@ int main(int argc, char** argv) {
   };
   run("fastlin stack", Format::kFastlin, "stack", 1e6, fastlin("stack"));
   run("fastlin queue", Format::kFastlin, "queue", 1e6, fastlin("queue"));
+  if (wanted("history copy")) time_history_copy(generate("stack", 1e6 * scale, 8), rounds);
   run("jepsen log", Format::kJepsenLog, "stack", 5e5, jepsen_log);
   run("edn, one map a line", Format::kEdn, "stack", 2e5, edn_lines);
   run("edn, one vector", Format::kEdn, "stack", 2e5, edn_vector);
