@@ -183,28 +183,45 @@ LoadedHistory read_fastlin(std::string_view text, const std::string& origin) {
     ops.push_back(op);
   }
 
-  // Invocations and responses are each ordered on their own (files usually list operations by
-  // start time, so the invocations need no sorting), then merged.
-  std::vector<TimedEvent> calls(ops.size());
-  std::vector<TimedEvent> returns(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const std::uint64_t zero_length = ops[i].start == ops[i].end;
-    const std::uint64_t call_rank = zero_length ? 1 : 2;
-    const std::uint64_t return_rank = zero_length ? 1 : 0;
-    calls[i] = {ops[i].start, call_rank << 62 | static_cast<std::uint64_t>(i) << 1};
-    returns[i] = {ops[i].end, return_rank << 62 | static_cast<std::uint64_t>(i) << 1 | 1};
+  // Invocations and responses are each ordered on their own, then merged. Files usually list
+  // operations by start time: then the invocations are in file order and need no array.
+  const std::size_t n = ops.size();
+  const auto call_event = [&](std::size_t i) {
+    const std::uint64_t rank = ops[i].start == ops[i].end ? 1 : 2;
+    return TimedEvent{ops[i].start, rank << 62 | static_cast<std::uint64_t>(i) << 1};
+  };
+  bool calls_in_file_order = true;
+  for (std::size_t i = 1; i < n && calls_in_file_order; ++i) {
+    calls_in_file_order = call_event(i - 1) < call_event(i);
   }
-  sort_unless_sorted(calls);
+  std::vector<TimedEvent> sorted_calls;
+  if (!calls_in_file_order) {
+    sorted_calls.resize(n);
+    for (std::size_t i = 0; i < n; ++i) sorted_calls[i] = call_event(i);
+    std::sort(sorted_calls.begin(), sorted_calls.end());
+  }
+  std::vector<TimedEvent> returns(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t rank = ops[i].start == ops[i].end ? 1 : 0;
+    returns[i] = {ops[i].end, rank << 62 | static_cast<std::uint64_t>(i) << 1 | 1};
+  }
   sort_unless_sorted(returns);
 
   HistoryBuilder builder(origin);
-  builder.reserve(ops.size(), 2 * ops.size());
-  auto next_call = calls.begin();
-  auto next_return = returns.begin();
-  while (next_call != calls.end() || next_return != returns.end()) {
-    const bool take_return =
-        next_call == calls.end() || (next_return != returns.end() && *next_return < *next_call);
-    const TimedEvent& event = take_return ? *next_return++ : *next_call++;
+  builder.reserve(n, 2 * n);
+  std::size_t next_call = 0;
+  std::size_t next_return = 0;
+  while (next_call < n || next_return < n) {
+    TimedEvent event = returns[next_return < n ? next_return : 0];
+    if (next_call < n) {
+      const TimedEvent call = calls_in_file_order ? call_event(next_call) : sorted_calls[next_call];
+      if (next_return == n || call < event) event = call;
+    }
+    if (event.is_return()) {
+      ++next_return;
+    } else {
+      ++next_call;
+    }
     const std::size_t index = event.op();
     const TimedOp& op = ops[index];
     const MethodInfo& info = kMethods[op.method];
