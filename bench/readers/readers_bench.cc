@@ -1,8 +1,9 @@
 // Times the history readers: each format is generated in memory (25-50 MB), then
-// history::load_history_text reads it best-of-N times (CPU time); prints MB/s and ns per operation. Then the
-// real files of ../shared/data (fastlin, porcupine) are read end to end through load_history_file
-// (the file read included), all files of a folder per round, best of N rounds. A copy of a
-// 10^6-operation History shows the floor: the memory any reader must allocate and fill.
+// history::load_history_text reads it best-of-N times (CPU time); prints MB/s and ns per
+// operation. Then the real files of ../shared/data (fastlin, porcupine) are read end to end
+// through load_history_file (the file read included), all files of a folder per round, best of N
+// rounds. A copy of a 10^6-operation History shows the floor: the memory any reader must
+// allocate and fill.
 //
 //   bench_readers [--rounds N] [--scale F] [--only TEXT]
 //
