@@ -1,8 +1,6 @@
 #include "detect/saved_run.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -260,11 +258,7 @@ void write_saved_run(const SavedRun& run, const std::string& path, history::Dura
 }
 
 SavedRun read_saved_run(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw history::OpenError(path, 0, "cannot open the saved run");
-  std::stringstream text;
-  text << in.rdbuf();
-  const json doc = history::parse_json_text(text.str(), path, nullptr);
+  const json doc = history::read_json_file(path);
   return saved_run_from_json(doc, path);
 }
 

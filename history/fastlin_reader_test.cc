@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "history/formats.h"
 #include "history/reader_test_util.h"
 
@@ -71,6 +76,58 @@ TEST(FastlinReaderTest, ZeroLengthOperationsSitBetweenResponsesAndInvocations) {
           .history;
   EXPECT_TRUE(h.precedes(0, 1));
   EXPECT_TRUE(h.precedes(1, 2));
+}
+
+// The event order, against its definition computed naively: events sorted by time, at equal time
+// responses, then zero-length operations (call, then response), then invocations, file order
+// breaking the remaining ties. Random files with many equal times, with lines in start order (the
+// reader's fast path) and shuffled.
+TEST(FastlinReaderTest, EventOrderMatchesItsDefinition) {
+  std::mt19937 random(15);
+  for (int trial = 0; trial < 200; ++trial) {
+    struct Line {
+      int start;
+      int end;
+    };
+    std::vector<Line> lines(1 + random() % 12);
+    for (Line& line : lines) {
+      line.start = static_cast<int>(random() % 6);
+      line.end = line.start + static_cast<int>(random() % 3);
+    }
+    if (trial % 2 == 0) {
+      std::stable_sort(lines.begin(), lines.end(),
+                       [](const Line& a, const Line& b) { return a.start < b.start; });
+    }
+    std::string text = "# set\n";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      text += "insert " + std::to_string(i) + " " + std::to_string(lines[i].start) + " " +
+              std::to_string(lines[i].end) + "\n";
+    }
+    struct Expected {
+      int time;
+      int rank;
+      std::size_t line;
+      Event::Kind kind;
+    };
+    std::vector<Expected> expected;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const bool zero = lines[i].start == lines[i].end;
+      expected.push_back({lines[i].start, zero ? 1 : 2, i, Event::Kind::kCall});
+      expected.push_back({lines[i].end, zero ? 1 : 0, i, Event::Kind::kReturn});
+    }
+    std::stable_sort(expected.begin(), expected.end(), [](const Expected& a, const Expected& b) {
+      return a.time != b.time ? a.time < b.time : a.rank < b.rank;
+    });
+    const History h = load_history_text(text, "x", Format::kFastlin).history;
+    ASSERT_EQ(h.events().size(), expected.size()) << text;
+    for (std::size_t e = 0; e < expected.size(); ++e) {
+      const Event& event = h.events()[e];
+      EXPECT_EQ(event.kind, expected[e].kind) << text << " event " << e;
+      // The argument is the line's index among the operation lines.
+      EXPECT_EQ(h.op(event.op).call.args.at(0), Value(static_cast<std::int64_t>(expected[e].line)))
+          << text << " event " << e;
+    }
+  }
 }
 
 TEST(FastlinReaderTest, ReadsTheSharedData) {

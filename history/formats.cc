@@ -1,13 +1,15 @@
 #include "history/formats.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <istream>
-#include <iterator>
-#include <sstream>
+#include <vector>
 
 #include "history/readers.h"
 
@@ -36,13 +38,29 @@ std::string_view first_line_with_content(std::string_view text) {
   return {};
 }
 
+bool is_field_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// `method value start end`: a word starting with a letter, then three integers.
 bool looks_like_fastlin_operation(std::string_view line) {
-  std::istringstream in{std::string(line)};
-  std::string method;
-  long long value = 0, start = 0, end = 0;
-  std::string extra;
-  return static_cast<bool>(in >> method >> value >> start >> end) && !(in >> extra) &&
-         !method.empty() && std::isalpha(static_cast<unsigned char>(method[0]));
+  std::size_t pos = 0;
+  auto next_field = [&]() {
+    while (pos < line.size() && is_field_blank(line[pos])) ++pos;
+    const std::size_t start = pos;
+    while (pos < line.size() && !is_field_blank(line[pos])) ++pos;
+    return line.substr(start, pos - start);
+  };
+  const std::string_view method = next_field();
+  if (method.empty() || !std::isalpha(static_cast<unsigned char>(method[0]))) return false;
+  for (int i = 0; i < 3; ++i) {
+    std::string_view number = next_field();
+    if (!number.empty() && number[0] == '+') number.remove_prefix(1);
+    long long value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || error != std::errc() || end != number.data() + number.size()) {
+      return false;
+    }
+  }
+  return next_field().empty();
 }
 
 // Skips whitespace, commas and `;` comments from `pos`.
@@ -91,8 +109,51 @@ bool looks_like_edn(std::string_view text) {
   }
   return starts_edn_operation(text, pos);
 }
+[[noreturn]] void throw_open_error(const std::string& path, int error_number) {
+  throw OpenError(path, 0, std::string("cannot open: ") + std::strerror(error_number));
+}
+
+// Closes the descriptor on every path out of read_file.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
 
 }  // namespace
+
+std::string read_file(const std::string& path) {
+  Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.get() < 0) throw_open_error(path, errno);
+  struct stat status {};
+  if (::fstat(file.get(), &status) != 0) throw_open_error(path, errno);
+  if (S_ISDIR(status.st_mode)) throw OpenError(path, 0, "cannot open: is a directory");
+  std::string text;
+  // A regular file's size is known; other files (pipes, /dev/stdin) grow the buffer as they go.
+  const bool sized = S_ISREG(status.st_mode);
+  text.resize(sized ? static_cast<std::size_t>(status.st_size) + 1 : 1 << 16);
+  std::size_t filled = 0;
+  while (true) {
+    if (filled == text.size()) text.resize(text.size() * 2);
+    const ssize_t got = ::read(file.get(), text.data() + filled, text.size() - filled);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw OpenError(path, 0, std::string("cannot open: reading failed: ") + std::strerror(errno));
+    }
+    if (got == 0) break;
+    filled += static_cast<std::size_t>(got);
+  }
+  text.resize(filled);
+  return text;
+}
 
 std::optional<Format> parse_format_name(std::string_view name) {
   for (const FormatName& entry : kFormatNames) {
@@ -160,19 +221,17 @@ LoadedHistory load_history_text(std::string_view text, const std::string& origin
 }
 
 LoadedHistory load_history(std::istream& in, const std::string& origin, Format format) {
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  std::vector<char> block(std::size_t{1} << 16);
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw OpenError(origin, 0, "cannot read: I/O error");
   return load_history_text(text, origin, format);
 }
 
 LoadedHistory load_history_file(const std::string& path, Format format) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw OpenError(path, 0, "cannot open: is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw OpenError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  return load_history(in, path, format);
+  return load_history_text(read_file(path), path, format);
 }
 
 }  // namespace linfault::history

@@ -57,6 +57,13 @@ class OpenError : public InputError {
   using InputError::InputError;
 };
 
+// The whole content of the file at `path`, read in one go (one allocation of the file's size for
+// a regular file; pipes and character devices are read in chunks). Throws OpenError
+// "path: cannot open: reason" when it cannot be opened (missing, a directory, no permission) or
+// read. Every command reads its input files through it (JSON documents: read_json_file of
+// history/json_format.h).
+std::string read_file(const std::string& path);
+
 // Recognizes the format of `text` by its content. Throws InputError naming `origin` when the
 // content matches none of the formats (including empty input).
 Format detect_format(std::string_view text, const std::string& origin);

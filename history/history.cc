@@ -134,6 +134,11 @@ void HistoryBuilder::fail(std::uint32_t line, const std::string& problem) const 
   throw InputError(origin_, line, problem);
 }
 
+void HistoryBuilder::reserve(std::size_t operations, std::size_t events) {
+  history_.ops_.reserve(operations);
+  history_.events_.reserve(events);
+}
+
 OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
                                std::optional<Value> key) {
   if (auto open = open_.find(process); open != open_.end()) {

@@ -145,6 +145,9 @@ class HistoryBuilder {
     history_.origin_ = origin_;
   }
 
+  // Room for this many operations and events (readers call it with an estimate; optional).
+  void reserve(std::size_t operations, std::size_t events);
+
   // Appends an invocation. Fails if `process` already has an open call. Returns the op index.
   OpIndex invoke(ProcessId process, Call call, std::uint32_t line = 0,
                  std::optional<Value> key = std::nullopt);

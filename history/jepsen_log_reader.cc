@@ -1,6 +1,7 @@
 // Jepsen console logs: only `INFO  jepsen.util - <process> :<type> :<f> <value>` lines are
 // operations (fields separated by tabs or spaces); every other line is noise and skipped.
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
@@ -16,9 +17,22 @@ constexpr std::string_view kMarker = "jepsen.util - ";
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A keyword every EDN reader takes as one: a colon, a letter, then letters, digits, '-' and '_'
+// (":write", ":compare-and-set"). Lets the common case skip the EDN parser.
+bool is_plain_keyword(std::string_view token) {
+  if (token.size() < 2 || token[0] != ':' || !is_ascii_letter(token[1])) return false;
+  return std::all_of(token.begin() + 2, token.end(), [](char c) {
+    return is_ascii_letter(c) || is_ascii_digit(c) || c == '-' || c == '_';
+  });
+}
+
 // Whether `token` is exactly one EDN keyword (":write", no comment or other text after it): the
 // method name must be one, and so JSON-writable.
 bool is_keyword(std::string_view token) {
+  if (is_plain_keyword(token)) return true;
   if (token.size() < 2 || token[0] != ':') return false;
   try {
     const edn::Node node = edn::parse(token);
@@ -34,6 +48,22 @@ std::string_view next_token(std::string_view line, std::size_t& pos) {
   const std::size_t start = pos;
   while (pos < line.size() && !is_blank(line[pos])) ++pos;
   return line.substr(start, pos - start);
+}
+
+// The common values without the EDN parser: nil and decimal integers written without a sign,
+// leading zeros or a suffix ("0", "17", "-3") that fit in 64 bits. nullopt for anything else,
+// which the EDN parser then reads (or rejects).
+std::optional<Value> plain_value(std::string_view text) {
+  if (text == "nil") return Value();
+  std::string_view digits = text.substr(!text.empty() && text[0] == '-' ? 1 : 0);
+  if (digits.empty() || (digits[0] == '0' && digits.size() > 1) ||
+      !std::all_of(digits.begin(), digits.end(), is_ascii_digit)) {
+    return std::nullopt;
+  }
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return Value(number);
 }
 
 // The process number; nullopt for a token that is not an integer (:nemesis). An integer beyond
@@ -92,7 +122,11 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     }
     Value value;
     try {
-      value = edn::to_value(edn::parse(value_text));
+      if (std::optional<Value> plain = plain_value(value_text)) {
+        value = std::move(*plain);
+      } else {
+        value = edn::to_value(edn::parse(value_text));
+      }
     } catch (const edn::ParseError& e) {
       throw InputError(origin, line_number,
                        "column " + std::to_string(pos + e.column()) + ": bad value `" +

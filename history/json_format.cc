@@ -7,11 +7,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "history/json_history_build.h"
 #include "history/readers.h"
 
 namespace linfault::history {
 namespace {
 
+using json_detail::ParsedOperation;
 using nlohmann::json;
 
 constexpr int kVersion = 1;
@@ -110,19 +112,6 @@ class OperationReader {
   std::size_t index_;
   const std::string& origin_;
   std::uint32_t line_;
-};
-
-struct ParsedOperation {
-  ProcessId process = 0;
-  Call call;
-  Value result;
-  Outcome outcome = Outcome::kOk;
-  std::int64_t call_position = 0;
-  std::optional<std::int64_t> return_position;
-  std::optional<Value> key;
-  SourceLines source;
-  std::size_t index = 0;  // in the document
-  std::uint32_t json_line = 0;
 };
 
 ParsedOperation parse_operation(const json& op, std::size_t index, const std::string& origin,
@@ -337,19 +326,30 @@ History history_from_json(const json& document, const std::string& origin,
     const std::uint32_t line = i < operation_lines.size() ? operation_lines[i] : 0;
     ops.push_back(parse_operation((*operations)[i], i, origin, line));
   }
+  return json_detail::build_history(std::move(ops), origin);
+}
 
+namespace json_detail {
+
+History build_history(std::vector<ParsedOperation> ops, const std::string& origin) {
   struct Position {
     std::int64_t position;
     std::size_t op;
     bool is_call;
   };
   std::vector<Position> events;
+  events.reserve(2 * ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i) {
     events.push_back({ops[i].call_position, i, true});
     if (ops[i].return_position) events.push_back({*ops[i].return_position, i, false});
   }
-  std::sort(events.begin(), events.end(),
-            [](const Position& a, const Position& b) { return a.position < b.position; });
+  const auto by_position = [](const Position& a, const Position& b) {
+    return a.position < b.position;
+  };
+  // linfault writes operations in call order, so the positions are often in order already.
+  if (!std::is_sorted(events.begin(), events.end(), by_position)) {
+    std::sort(events.begin(), events.end(), by_position);
+  }
   for (std::size_t e = 1; e < events.size(); ++e) {
     if (events[e].position == events[e - 1].position) {
       const ParsedOperation& op = ops[events[e].op];
@@ -361,6 +361,7 @@ History history_from_json(const json& document, const std::string& origin,
   }
 
   HistoryBuilder builder(origin);
+  builder.reserve(ops.size(), events.size());
   std::map<ProcessId, std::size_t> open;  // process -> document index of its open call
   auto close_pending = [&](ProcessId process) {
     auto it = open.find(process);
@@ -392,6 +393,8 @@ History history_from_json(const json& document, const std::string& origin,
   while (!open.empty()) close_pending(open.begin()->first);
   return std::move(builder).build();
 }
+
+}  // namespace json_detail
 
 namespace {
 
@@ -514,7 +517,18 @@ json parse_json_text(std::string_view text, const std::string& origin,
   return std::move(builder.document());
 }
 
+json read_json_file(const std::string& path) {
+  return parse_json_text(read_file(path), path, nullptr);
+}
+
 LoadedHistory read_json_history(std::string_view text, const std::string& origin) {
+  if (std::optional<LoadedHistory> loaded = json_detail::read_json_history_fast(text, origin)) {
+    return std::move(*loaded);
+  }
+  return read_json_history_reference(text, origin);
+}
+
+LoadedHistory read_json_history_reference(std::string_view text, const std::string& origin) {
   std::vector<std::uint32_t> operation_lines;
   const json document = parse_json_text(text, origin, &operation_lines);
   LoadedHistory loaded;

@@ -69,6 +69,11 @@ std::optional<std::string> unknown_field(const nlohmann::json& object,
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
                                std::vector<std::uint32_t>* operation_lines);
 
+// parse_json_text of the whole file at `path` (read with read_file of history/formats.h), which
+// names it in errors. Throws OpenError when the file cannot be read, InputError when it is not
+// valid JSON.
+nlohmann::json read_json_file(const std::string& path);
+
 }  // namespace linfault::history
 
 #endif  // LINFAULT_HISTORY_JSON_FORMAT_H_

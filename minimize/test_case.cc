@@ -1,10 +1,8 @@
 #include "minimize/test_case.h"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "dpct/schedule.h"
@@ -377,11 +375,7 @@ dpct::Workload workload_of(const TestCase& tc) {
 }
 
 TestCase read_test_case(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw history::OpenError(path, 0, "cannot open the test case");
-  std::stringstream text;
-  text << in.rdbuf();
-  return test_case_from_json(history::parse_json_text(text.str(), path, nullptr), path);
+  return test_case_from_json(history::read_json_file(path), path);
 }
 
 void write_test_case(const TestCase& tc, const std::string& path) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -191,6 +192,26 @@ TEST_F(CliTest, MissingInputExits66) {
   const RunResult result = run("check '" + (dir_ / "absent.edn").string() + "' --model stack");
   EXPECT_EQ(result.exit_code, 66);
   expect_one_line_error(result, (dir_ / "absent.edn").string() + ": ", "cannot open");
+}
+
+// Every command that reads an input file reads it through history::read_file: a directory given
+// as the file is a missing input (exit 66) with one line naming it, whatever the command.
+TEST_F(CliTest, DirectoryGivenAsAFileExits66InEveryCommand) {
+  const std::string dir = dir_.string();
+  const std::vector<std::string> commands = {
+      "check '" + dir + "'",
+      "check --format json '" + dir + "'",
+      "localize '" + dir + "' --model stack",
+      "minimize '" + dir + "' --model stack",
+      "report '" + dir + "' --html '" + (dir_ / "r.html").string() + "'",
+      "replay '" + dir + "'",
+      "detect --target treiber_stack_buggy -n 2 -m 3 -s 1 --workload '" + dir + "'",
+  };
+  for (const std::string& command : commands) {
+    const RunResult result = run(command);
+    EXPECT_EQ(result.exit_code, 66) << command << "\n" << result.err;
+    expect_one_line_error(result, dir + ": ", "cannot open: is a directory");
+  }
 }
 
 TEST_F(CliTest, HelpHasExamples) {

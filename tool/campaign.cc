@@ -1,9 +1,7 @@
 #include "tool/campaign.h"
 
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 #include "history/atomic_file.h"
 #include "history/formats.h"
@@ -59,11 +57,7 @@ void write_summary(const std::filesystem::path& dir, const nlohmann::json& summa
 
 nlohmann::json read_summary(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::ifstream in(file);
-  if (!in) throw history::OpenError(name, 0, "cannot open the summary");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = history::parse_json_text(text.str(), name, nullptr);
+  const nlohmann::json doc = history::read_json_file(name);
   const std::string kind =
       doc.is_object() && doc.contains("linfault") && doc["linfault"].is_string() ? doc["linfault"]
                                                                                  : "";

@@ -1,8 +1,6 @@
 #include "tool/detection_options.h"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -119,11 +117,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
     options.step_estimator = minimize::tree_step_estimators();
   }
   if (!args.workload_file.empty()) {
-    std::ifstream in(args.workload_file);
-    if (!in) throw history::OpenError(args.workload_file, 0, "cannot open");
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json doc = history::parse_json_text(text.str(), args.workload_file, nullptr);
+    const nlohmann::json doc = history::read_json_file(args.workload_file);
     options.workload = detect::workload_from_json(doc, args.workload_file);
   }
   return options;

@@ -1,12 +1,12 @@
 #include "tool/input.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "detect/saved_run.h"
+#include "history/formats.h"
 #include "history/json_format.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
@@ -30,8 +30,8 @@ bool is_model_name(std::string_view name) {
 // What a JSON file that did not read as a history declares itself to be ("saved-run",
 // "test-case", ...), or "" when it is not a JSON object with a "linfault" string.
 std::string json_document_kind(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json doc =
+      nlohmann::json::parse(history::read_file(file), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return "";
   const auto kind = doc.find("linfault");
   return kind != doc.end() && kind->is_string() ? kind->get<std::string>() : "";
@@ -40,12 +40,10 @@ std::string json_document_kind(const std::string& file) {
 // The line of the file's first `"model"` key (its JSON forms are the only ones that name a model
 // freely), for the message; 0 when not found.
 std::uint32_t line_of_model_field(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string line;
-  for (std::uint32_t number = 1; std::getline(in, line); ++number) {
-    if (line.find("\"model\"") != std::string::npos) return number;
-  }
-  return 0;
+  const std::string text = history::read_file(file);
+  const std::size_t at = text.find("\"model\"");
+  if (at == std::string::npos) return 0;
+  return 1 + static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
 }
 
 }  // namespace

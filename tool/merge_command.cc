@@ -8,12 +8,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -133,14 +131,6 @@ std::vector<ShardInput> check_shards(std::vector<ShardInput> shards) {
   return shards;
 }
 
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw history::OpenError(file.string(), 0, "cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The saved runs of a detect shard: checked against its summary, copied to `out`.
 std::uint64_t copy_saved_runs(const ShardInput& in, const fs::path& out) {
   const json& campaign = in.summary["campaign"];
@@ -173,7 +163,7 @@ std::uint64_t copy_saved_runs(const ShardInput& in, const fs::path& out) {
       fail(file, "not a run saved by shard " + in.shard.text() + " of this campaign (expected " +
                      prefix + "<seed>.json for a seed of its histories)");
     }
-    const std::string text = read_bytes(file);
+    const std::string text = history::read_file(file.string());
     const detect::SavedRun run = detect::read_saved_run(file.string());
     if (run.seed != *run_seed || run.target != target) {
       fail(file, "its content is seed " + std::to_string(run.seed) + " of " + run.target +
@@ -338,7 +328,7 @@ json merge_run(const std::vector<ShardInput>& shards, const fs::path& out) {
     if (!name.is_string() || name.get<std::string>().find('/') != std::string::npos) {
       fail(winner->file, "field \"files\": expected file names");
     }
-    history::write_file_atomically(out / file.filename(), read_bytes(file));
+    history::write_file_atomically(out / file.filename(), history::read_file(file.string()));
   }
   return merged;
 }

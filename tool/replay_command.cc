@@ -5,7 +5,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -236,11 +235,7 @@ nlohmann::json outcome_to_json(const ReplayOutcome& r) {
 }
 
 void run_replay(const ReplayArguments& args) {
-  std::ifstream in(args.file);
-  if (!in) throw history::OpenError(args.file, 0, "cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = history::parse_json_text(text.str(), args.file, nullptr);
+  const nlohmann::json doc = history::read_json_file(args.file);
   const bool test_case = minimize::is_test_case_document(doc);
   if (!test_case && !history::is_document_kind(doc, "saved-run")) {
     throw history::InputError(args.file, 0,

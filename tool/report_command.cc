@@ -2,7 +2,6 @@
 // (report/report.h) for a history, a saved run, a check result or a test case.
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -38,9 +37,8 @@ struct ReportArguments {
 
 // The document's JSON, or null when the file is not one JSON object.
 nlohmann::json peek_json(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw history::OpenError(file, 0, "cannot open");
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json doc =
+      nlohmann::json::parse(history::read_file(file), nullptr, /*allow_exceptions=*/false);
   return doc.is_object() ? doc : nlohmann::json();
 }
 

@@ -8,10 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -67,11 +65,7 @@ std::vector<std::string> collect_inputs(const std::vector<std::string>& paths) {
 
 // One input's entry in the summary: deterministic for a given build.
 json verify_one(const std::string& file, const minimize::ReproOptions& options) {
-  std::ifstream in(file);
-  if (!in) throw history::OpenError(file, 0, "cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  const json doc = history::parse_json_text(text.str(), file, nullptr);
+  const json doc = history::read_json_file(file);
   json entry = {{"file", file}};
   minimize::ReproVerdict verdict;
   if (minimize::is_test_case_document(doc)) {
