@@ -104,6 +104,7 @@ void add_check_command(CLI::App& app) {
       "implied\n"
       "  linfault check ../shared/data/porcupine/kv/c50-ok.txt --json --timeout 10\n"
       "  linfault check history.json --witness\n"
+      "  linfault check tests/data/cas-register-init0.edn --init 0   # a register starting at 0\n"
       "Formats: json (linfault's own), jepsen-log, edn, fastlin, snapshot; see docs/formats.md.\n"
       "Exit codes: 0 linearizable, 1 violation, 2 unknown (limit hit), 64 usage error,\n"
       "65 bad input data, 66 input cannot be opened, 70 internal error.");

@@ -54,8 +54,8 @@ std::uint32_t line_of_model_field(const std::string& file) {
 
 }  // namespace
 
-Input load_input(const std::string& file, const std::string& format_name,
-                 const std::string& model) {
+Input load_input(const std::string& file, const std::string& format_name, const std::string& model,
+                 const std::optional<std::string>& init) {
   const std::optional<history::Format> format = history::parse_format_name(format_name);
   if (!format) throw UsageError("unknown format '" + format_name + "'");
   std::optional<history::Value> init_value;
