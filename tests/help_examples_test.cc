@@ -1,9 +1,10 @@
 // Every example of every command's --help runs as written: each line under "Examples:" is run
 // with `sh` (they use `&&`, `;` and `>`), from a directory laid out as the examples assume
 // (`examples/`, `tests/data/` and `../shared/data/` reachable), with the files they name as
-// placeholders (`history.json`, `runs/treiber_stack_buggy-3.json`, `tc.json`, ...) made beforehand by
-// linfault itself. An example passes when it exits 0 (success, linearizable), 1 (violation, the
-// point of most examples) or 2 (unknown); a usage, data, open or internal error fails it.
+// placeholders (`history.json`, `runs/treiber_stack_buggy-3.json`, `tc.json`, ...) made
+// beforehand by linfault itself. An example passes when it exits 0 (success, linearizable), 1
+// (violation, the point of most examples) or 2 (unknown); a usage, data, open or internal error
+// fails it.
 
 #include <cstdlib>
 #include <regex>
