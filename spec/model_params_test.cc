@@ -99,5 +99,26 @@ TEST(ModelSpec, SyntaxErrorsNameTheSpecAndColumn) {
   EXPECT_THROW(parse_param_value("a)"), ModelSpecError);
 }
 
+TEST(ModelSpec, RandomTextParsesOrFailsWithAModelSpecError) {
+  // Texts built from the grammar's own characters reach every branch; anything else than a spec
+  // or a ModelSpecError (a crash, another exception) fails the test.
+  const std::string alphabet = "ab-_0129(),=\"\\[]: nilrue+u";
+  std::mt19937 rng(16);
+  int parsed = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (int i = static_cast<int>(rng() % 16); i > 0; --i)
+      text += alphabet[rng() % alphabet.size()];
+    try {
+      const ModelSpec spec = parse_model_spec(text);
+      EXPECT_EQ(parse_model_spec(spec.canonical()).canonical(), spec.canonical()) << text;
+      ++parsed;
+    } catch (const ModelSpecError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+  EXPECT_GT(parsed, 100);
+}
+
 }  // namespace
 }  // namespace linfault::spec
