@@ -4,11 +4,11 @@
 //   json        linfault's own JSON form (history/json_format.h), lossless.
 //   jepsen-log  a Jepsen console log; only `INFO jepsen.util - <process> :<type> :<f> <value>`
 //               lines count (e.g. Porcupine's etcd logs); implies the cas-register model when its
-//               methods are read/write/cas.
+//               methods are read/write/cas, mutex for acquire/release, multi-register for txn.
 //   edn         Jepsen/Knossos operation maps ({:process 0, :type :invoke, :f :read, ...}): bare,
 //               one per line or spread over lines, or in one top-level vector or list, possibly
 //               tagged (#jepsen.history.Op{...}); implies the kv model when operations carry a
-//               :key.
+//               :key, else as jepsen-log does.
 //   fastlin     `# stack|queue|priorityqueue|set|deque` then `method value start end` lines;
 //               implies the model named in the header.
 //   snapshot    one line of `startUpdate!p,v;endUpdate!p,v;startScan!p;endScan!p,x0,x1` actions;

@@ -136,5 +136,32 @@ TEST(JepsenLogReaderTest, AProcessBeyond64BitsIsAnErrorNotNoise) {
                      Format::kJepsenLog, 1, "process 99999999999999999999 does not fit in 64 bits");
 }
 
+TEST(JepsenLogReaderTest, LockAndTransactionMethodsImplyMutexAndMultiRegister) {
+  const auto implied = [](std::string_view text) {
+    return load_history_text(text, "x", Format::kJepsenLog).model;
+  };
+  EXPECT_EQ(implied("INFO  jepsen.util - 0\t:invoke\t:acquire\tnil\n"
+                    "INFO  jepsen.util - 0\t:ok\t:acquire\tnil\n"
+                    "INFO  jepsen.util - 0\t:invoke\t:release\tnil\n"
+                    "INFO  jepsen.util - 0\t:fail\t:release\tnil\n"),
+            "mutex");
+  EXPECT_EQ(implied("INFO  jepsen.util - 0\t:invoke\t:txn\t[[:r :x nil] [:w :y 2]]\n"
+                    "INFO  jepsen.util - 0\t:ok\t:txn\t[[:r :x 3] [:w :y 2]]\n"),
+            "multi-register");
+  EXPECT_FALSE(implied("INFO  jepsen.util - 0\t:invoke\t:acquire\tnil\n"
+                       "INFO  jepsen.util - 1\t:invoke\t:read\tnil\n")
+                   .has_value());
+  // A txn's completion fills in its reads and must keep every micro-op's f and key.
+  const LoadedHistory txn = load_history_text(
+      "INFO  jepsen.util - 0\t:invoke\t:txn\t[[:r :x nil] [:w :y 2]]\n"
+      "INFO  jepsen.util - 0\t:ok\t:txn\t[[:r :x 3] [:w :y 2]]\n",
+      "x", Format::kJepsenLog);
+  EXPECT_EQ(txn.history.op(0).result.to_string(), "[[\":r\" \":x\" 3] [\":w\" \":y\" 2]]");
+  expect_input_error(
+      "INFO  jepsen.util - 0\t:invoke\t:txn\t[[:r :x nil]]\n"
+      "INFO  jepsen.util - 0\t:ok\t:txn\t[[:r :y 3]]\n",
+      Format::kJepsenLog, 2, "contradicts its :invoke on line 1");
+}
+
 }  // namespace
 }  // namespace linfault::history

@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "history/readers.h"
@@ -111,10 +114,16 @@ History JepsenRecorder::finish() && { return std::move(builder_).build(); }
 
 std::optional<std::string> register_model_for(const std::set<std::string>& methods) {
   if (methods.empty()) return std::nullopt;
-  for (const std::string& m : methods) {
-    if (m != "read" && m != "write" && m != "cas") return std::nullopt;
-  }
-  return "cas-register";
+  const auto all_in = [&](std::initializer_list<std::string_view> allowed) {
+    for (const std::string& m : methods) {
+      if (std::find(allowed.begin(), allowed.end(), m) == allowed.end()) return false;
+    }
+    return true;
+  };
+  if (all_in({"read", "write", "cas"})) return "cas-register";
+  if (all_in({"acquire", "release"})) return "mutex";
+  if (all_in({"txn"})) return "multi-register";
+  return std::nullopt;
 }
 
 }  // namespace linfault::history

@@ -83,7 +83,8 @@ class JepsenRecorder {
 };
 
 // The model implied by Jepsen operations without keys: cas-register when every method is one of
-// read/write/cas, otherwise none.
+// read/write/cas, mutex when every one is acquire or release, multi-register when every one is
+// txn; otherwise none.
 std::optional<std::string> register_model_for(const std::set<std::string>& methods);
 
 }  // namespace linfault::history

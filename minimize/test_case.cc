@@ -320,11 +320,10 @@ TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origi
   tc.target = reader.nullable_string(doc, "target", "document");
   if (tc.target && tc.target->empty()) reader.fail("target", "empty target name");
   tc.model = reader.string(doc, "model", "document");
-  const std::vector<std::string_view> models = spec::model_names();
-  if (std::find(models.begin(), models.end(), tc.model) == models.end()) {
-    std::string known;
-    for (std::string_view m : models) known += (known.empty() ? "" : ", ") + std::string(m);
-    reader.fail("model", "unknown model \"" + tc.model + "\" (known: " + known + ")");
+  try {
+    spec::canonical_model_spec(tc.model);
+  } catch (const spec::ModelSpecError& e) {
+    reader.fail("model", e.what());
   }
   tc.ps = reader.steps(reader.field(doc, "ps", "document"), "ps", 0);
   const json& pc = reader.field(doc, "pc", "document");

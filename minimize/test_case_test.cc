@@ -185,7 +185,7 @@ TEST(TestCaseJsonTest, InvalidDocumentsAreRejectedWithTheField) {
        "not a test case"},
       {"version", [](nlohmann::json& j) { j["version"] = 2; }, "version"},
       {"no model", [](nlohmann::json& j) { j.erase("model"); }, "missing field \"model\""},
-      {"bad model", [](nlohmann::json& j) { j["model"] = "heap"; }, "unknown model \"heap\""},
+      {"bad model", [](nlohmann::json& j) { j["model"] = "heap"; }, "unknown model 'heap'"},
       {"target type", [](nlohmann::json& j) { j["target"] = 3; }, "target: expected a string"},
       {"no pc", [](nlohmann::json& j) { j.erase("pc"); }, "missing field \"pc\""},
       {"pc not threads", [](nlohmann::json& j) { j["pc"] = {1}; }, "pc[0]: expected an array"},

@@ -377,7 +377,7 @@ TriageEntry triage_file(const std::string& file, const TriageOptions& options) {
   } catch (const history::InputError& e) {
     entry.status = TriageStatus::kUnreadable;
     entry.message = e.what();
-  } catch (const spec::UnknownModel& e) {
+  } catch (const spec::ModelSpecError& e) {
     entry.status = TriageStatus::kUnreadable;
     entry.message = file + ": " + e.what();
   } catch (const std::exception& e) {

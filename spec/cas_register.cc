@@ -2,6 +2,15 @@
 
 namespace linfault::spec {
 
+CasRegisterModel::CasRegisterModel(ModelParams& params) : CasRegisterModel() {
+  if (std::optional<history::Value> init = params.take("init")) {
+    initial_ = values_->intern(*init);
+    ModelParams named;
+    named.add("init", *init);
+    name_ = ModelSpec{"cas-register", named}.canonical();
+  }
+}
+
 Compiled<CasRegisterModel::Op> CasRegisterModel::compile(const history::Operation& recorded) const {
   return compile_guarded<Op>([&]() -> Compiled<Op> {
     OpShape op(name(), recorded);
@@ -58,7 +67,7 @@ std::string CasRegisterModel::describe_op(const Op& op) const {
 }
 
 std::vector<history::Call> CasRegisterModel::build(const State& state) const {
-  if (state == ValueInterner::kNil) return {};
+  if (state == initial_) return {};
   return {history::Call{"write", {values_->value(state)}}};
 }
 

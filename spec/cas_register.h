@@ -1,5 +1,6 @@
 // CasRegisterModel ("cas-register"): a register with compare-and-set, initial value nil; the
-// model of Jepsen's etcd tests.
+// model of Jepsen's etcd tests. Parameter `init`: the initial value ("cas-register(init=0)": a
+// Jepsen cas-register test usually starts at 0).
 //
 // Methods: read() -> v, write(v), cas([from to]) or cas(from, to) -> bool.
 // Outcomes: a completed cas whose result is not a boolean (Jepsen echoes the arguments) returned
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "spec/model.h"
+#include "spec/model_params.h"
 #include "spec/model_support.h"
 
 namespace linfault::spec {
@@ -42,10 +44,12 @@ class CasRegisterModel {
     std::int32_t expected = 0;  // cas: the value compared against
   };
 
-  CasRegisterModel() : values_(std::make_shared<ValueInterner>()) {}
+  CasRegisterModel() : values_(std::make_shared<ValueInterner>()), name_("cas-register") {}
+  // Parameters: init (any value; default nil).
+  explicit CasRegisterModel(ModelParams& params);
 
-  std::string_view name() const { return "cas-register"; }
-  State initial() const { return ValueInterner::kNil; }
+  std::string_view name() const { return name_; }
+  State initial() const { return initial_; }
   Compiled<Op> compile(const history::Operation& op) const;
   bool step(State& state, const Op& op) const {
     switch (op.kind) {
@@ -74,6 +78,8 @@ class CasRegisterModel {
 
  private:
   std::shared_ptr<ValueInterner> values_;
+  State initial_ = ValueInterner::kNil;
+  std::string name_;  // the model spec, with its parameters
 };
 
 }  // namespace linfault::spec

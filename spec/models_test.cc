@@ -231,5 +231,175 @@ TEST(Registry, NamesAndDispatch) {
   }
 }
 
+TEST(RegisterModel, InitParameterIsTheInitialValue) {
+  ModelParams params;
+  params.add("init", 0);
+  const RegisterModel m(params);
+  EXPECT_TRUE(params.empty());  // taken
+  EXPECT_EQ(m.name(), "register(init=0)");
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("read", {}, 0)), true);
+  s = m.initial();
+  EXPECT_EQ(apply(m, s, op("read", {}, Value())), false);
+  EXPECT_TRUE(m.build(m.initial()).empty());
+  EXPECT_EQ(apply(m, s, op("write", {Value()})), true);  // nil written back is not the initial 0
+  expect_build_reaches(m, s);
+}
+
+TEST(CasRegisterModel, InitParameterStartsACasChainAtZero) {
+  const auto check = [](const std::string& spec, const std::vector<Operation>& ops) {
+    return visit_model(spec, [&](const auto& m) {
+      auto s = m.initial();
+      for (const Operation& o : ops) {
+        if (apply(m, s, o) == false) return false;
+      }
+      return true;
+    });
+  };
+  const std::vector<Operation> from_zero{op("cas", {0, 1}, true), op("read", {}, 1)};
+  EXPECT_FALSE(check("cas-register", from_zero));
+  EXPECT_TRUE(check("cas-register(init=0)", from_zero));
+  EXPECT_FALSE(check("cas-register(init=\"0\")", from_zero));  // the string "0" is not 0
+  EXPECT_TRUE(check("cas-register(init=:a)", {op("read", {}, ":a")}));
+}
+
+TEST(MutexModel, AcquireAndReleaseAlternate) {
+  MutexModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("release", {})), false);  // not held
+  s = m.initial();
+  EXPECT_EQ(apply(m, s, op("acquire", {})), true);
+  auto held = s;
+  EXPECT_EQ(apply(m, s, op("lock", {})), false);  // double acquire
+  s = held;
+  EXPECT_EQ(apply(m, s, op("acquire", {}, Value(), Outcome::kFail)), std::nullopt);
+  EXPECT_EQ(apply(m, s, op("unlock", {Value()})), true);  // Jepsen's :value nil
+  EXPECT_EQ(s, m.initial());
+  // A refused release takes no effect; a pending one may take effect under the same rules.
+  EXPECT_EQ(apply(m, s, op("release", {}, ":not-held", Outcome::kFail)), std::nullopt);
+  EXPECT_EQ(apply(m, s, op("release", {}, Value(), Outcome::kPending)), false);
+  s = held;
+  EXPECT_EQ(apply(m, s, op("release", {}, Value(), Outcome::kPending)), true);
+  EXPECT_EQ(apply(m, s, op("acquire", {}, true)), true);
+  EXPECT_NE(compile_error(m, op("acquire", {}, false)).find("mutex: acquire returned false"),
+            std::string::npos);
+  EXPECT_EQ(compile_error(m, op("read", {})), "mutex has no method 'read'");
+  EXPECT_EQ(compile_error(m, op("acquire", {1})), "mutex: acquire expects 0 arguments, got 1");
+  expect_build_reaches(m, held);
+  expect_build_reaches(m, m.initial());
+}
+
+Value txn(std::initializer_list<Value> micros) { return Value(Value::List(micros)); }
+Value micro(const char* f, Value key, Value v = Value()) { return Value::List{f, key, v}; }
+
+TEST(MultiRegisterModel, TransactionsApplyAtomicallyInOrder) {
+  MultiRegisterModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":r", ":x"), micro(":r", ":y")})})), true);
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":w", ":x", 1), micro(":w", ":y", 2)})})), true);
+  // The completion fills in the reads; a read after a write in the same txn sees it.
+  const Value asked = txn({micro(":r", ":x"), micro(":w", ":x", 5), micro("r", ":x")});
+  const Value answered = txn({micro(":r", ":x", 1), micro(":w", ":x", 5), micro("r", ":x", 5)});
+  auto before = s;
+  EXPECT_EQ(apply(m, s, op("txn", {asked}, answered)), true);
+  s = before;
+  const Value stale = txn({micro(":r", ":x", 1), micro(":w", ":x", 5), micro("r", ":x", 1)});
+  EXPECT_EQ(apply(m, s, op("txn", {asked}, stale)), false);
+  s = before;
+  // A nil result means the argument itself: its nil read read nil.
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":read", ":z")})})), true);
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":read", ":x")})})), false);
+  s = before;
+  // Failed: no effect; pending: writes may take effect, reads are unknown.
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":w", ":x", 9)})}, Value(), Outcome::kFail)),
+            std::nullopt);
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":r", ":x")})}, Value(), Outcome::kPending)),
+            std::nullopt);
+  EXPECT_EQ(apply(m, s,
+                  op("txn", {txn({micro(":r", ":x"), micro(":w", ":x", 9)})}, Value(),
+                     Outcome::kPending)),
+            true);
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":r", ":x", 9)})}, txn({micro(":r", ":x", 9)}))),
+            true);
+  expect_build_reaches(m, s);
+  expect_build_reaches(m, m.initial());
+  EXPECT_EQ(m.describe(s), "{\":x\" 9, \":y\" 2}");
+}
+
+TEST(MultiRegisterModel, WritingTheInitialValueBackGivesTheInitialState) {
+  ModelParams params;
+  params.add("init", 0);
+  MultiRegisterModel m(params);
+  EXPECT_EQ(m.name(), "multi-register(init=0)");
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":r", 1, 0), micro(":r", 2, 0)})})), true);
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":w", 2, 3)})})), true);
+  EXPECT_FALSE(s == m.initial());
+  EXPECT_EQ(apply(m, s, op("txn", {txn({micro(":w", 2, 0)})})), true);
+  EXPECT_TRUE(s == m.initial());
+  EXPECT_EQ(m.hash(s), m.hash(m.initial()));
+}
+
+TEST(MultiRegisterModel, MalformedTransactionsAreModelErrors) {
+  MultiRegisterModel m;
+  const std::vector<std::pair<Operation, std::string>> cases{
+      {op("read", {}), "multi-register has no method 'read'"},
+      {op("txn", {1}), "txn expects one list of micro-operations"},
+      {op("txn", {txn({Value::List{":r"}})}), "is not [f key] or [f key value]"},
+      {op("txn", {txn({micro(":cas", ":x", 1)})}), "f must be :r or :w"},
+      {op("txn", {txn({micro(":r", Value())})}), "the key must not be nil"},
+      {op("txn", {txn({Value::List{":w", ":x"}})}), "a write needs a value"},
+      {op("txn", {txn({micro(":r", ":x")})}, txn({})), "is not its micro-operations"},
+      {op("txn", {txn({micro(":r", ":x")})}, txn({micro(":r", ":y", 1)})), "does not answer"},
+  };
+  for (const auto& [o, expected] : cases) {
+    EXPECT_NE(compile_error(m, o).find(expected), std::string::npos)
+        << o.to_string() << ": " << compile_error(m, o);
+  }
+}
+
+TEST(MultiRegisterModel, PartitionKeyOnlyForSingleKeyTransactions) {
+  MultiRegisterModel m;
+  EXPECT_EQ(m.partition_key(op("txn", {txn({micro(":r", ":x"), micro(":w", ":x", 1)})})),
+            Value(":x"));
+  EXPECT_EQ(m.partition_key(op("txn", {txn({micro(":r", ":x"), micro(":w", ":y", 1)})})),
+            std::nullopt);
+  EXPECT_EQ(m.partition_key(op("txn", {txn({})})), std::nullopt);
+  EXPECT_EQ(m.partition_key(op("txn", {1})), std::nullopt);
+}
+
+TEST(Registry, ModelSpecsCarryParameters) {
+  const auto name_of = [](const std::string& spec) {
+    return visit_model(spec, [](const auto& model) { return std::string(model.name()); });
+  };
+  EXPECT_EQ(name_of("cas-register(init=0)"), "cas-register(init=0)");
+  EXPECT_EQ(name_of(" register ( init = \"a b\" ) "), "register(init=\"a b\")");
+  EXPECT_EQ(name_of("multi-register(init=nil)"), "multi-register(init=nil)");
+  EXPECT_EQ(name_of("stack()"), "stack");
+  EXPECT_EQ(canonical_model_spec("cas-register( init=:x )"), "cas-register(init=\":x\")");
+  EXPECT_EQ(model_spec_with_init("cas-register(init=1)", Value(0)), "cas-register(init=0)");
+  EXPECT_EQ(model_spec_with_init("register", Value("0")), "register(init=\"0\")");
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"stack(init=0)", "model 'stack' takes no parameter 'init'"},
+      {"mutex(init=0)", "model 'mutex' takes no parameter 'init'"},
+      {"register(size=2)", "model 'register' takes no parameter 'size'"},
+      {"register(init=0,init=1)", "parameter 'init' given twice"},
+      {"register(init=)", "expected a value at column 15"},
+      {"register(init=0", "expected ',' or ')'"},
+      {"register(init=\"0)", "unterminated string"},
+  };
+  for (const auto& [spec, message] : bad) {
+    try {
+      name_of(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const ModelSpecError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+  EXPECT_THROW(model_spec_with_init("queue", Value(0)), ModelSpecError);
+  EXPECT_THROW(name_of("regster(init=0)"), UnknownModel);
+}
+
 }  // namespace
 }  // namespace linfault::spec

@@ -2,6 +2,15 @@
 
 namespace linfault::spec {
 
+RegisterModel::RegisterModel(ModelParams& params) : RegisterModel() {
+  if (std::optional<history::Value> init = params.take("init")) {
+    initial_ = values_->intern(*init);
+    ModelParams named;
+    named.add("init", *init);
+    name_ = ModelSpec{"register", named}.canonical();
+  }
+}
+
 Compiled<RegisterModel::Op> RegisterModel::compile(const history::Operation& recorded) const {
   return compile_guarded<Op>([&]() -> Compiled<Op> {
     OpShape op(name(), recorded);
@@ -25,7 +34,7 @@ std::string RegisterModel::describe_op(const Op& op) const {
 }
 
 std::vector<history::Call> RegisterModel::build(const State& state) const {
-  if (state == ValueInterner::kNil) return {};
+  if (state == initial_) return {};
   return {history::Call{"write", {values_->value(state)}}};
 }
 

@@ -1,4 +1,5 @@
-// RegisterModel ("register"): a read/write register whose initial value is nil.
+// RegisterModel ("register"): a read/write register whose initial value is nil, or the value of
+// its `init` parameter ("register(init=0)", spec/model_params.h).
 //
 // Methods: read() -> v, write(v). A failed call (outcome kFail) did not take effect and is left
 // out; a pending read constrains nothing and is left out too; a pending write may take effect.
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "spec/model.h"
+#include "spec/model_params.h"
 #include "spec/model_support.h"
 
 namespace linfault::spec {
@@ -32,10 +34,12 @@ class RegisterModel {
     std::int32_t value;  // read: the value observed; write: the value written
   };
 
-  RegisterModel() : values_(std::make_shared<ValueInterner>()) {}
+  RegisterModel() : values_(std::make_shared<ValueInterner>()), name_("register") {}
+  // Parameters: init (any value; default nil).
+  explicit RegisterModel(ModelParams& params);
 
-  std::string_view name() const { return "register"; }
-  State initial() const { return ValueInterner::kNil; }
+  std::string_view name() const { return name_; }
+  State initial() const { return initial_; }
   Compiled<Op> compile(const history::Operation& op) const;
   bool step(State& state, const Op& op) const {
     if (op.kind == Op::Kind::kRead) return state == op.value;
@@ -52,6 +56,8 @@ class RegisterModel {
 
  private:
   std::shared_ptr<ValueInterner> values_;
+  State initial_ = ValueInterner::kNil;
+  std::string name_;  // the model spec, with its parameters
 };
 
 }  // namespace linfault::spec

@@ -12,11 +12,21 @@ std::string unknown_model_message(std::string_view name) {
 }  // namespace
 
 UnknownModel::UnknownModel(std::string_view name)
-    : std::invalid_argument(unknown_model_message(name)), name_(name) {}
+    : ModelSpecError(unknown_model_message(name)), name_(name) {}
 
 std::vector<std::string_view> model_names() {
-  return {"register", "cas-register",  "kv",    "set",     "stack",
-          "queue",    "priorityqueue", "deque", "counter", "snapshot"};
+  return {"register",      "cas-register", "kv",      "set",      "stack", "queue",
+          "priorityqueue", "deque",        "counter", "snapshot", "mutex", "multi-register"};
+}
+
+std::string canonical_model_spec(std::string_view spec_text) {
+  return visit_model(spec_text, [](const auto& model) { return std::string(model.name()); });
+}
+
+std::string model_spec_with_init(std::string_view spec_text, const history::Value& value) {
+  ModelSpec spec = parse_model_spec(spec_text);
+  spec.params.set("init", value);
+  return canonical_model_spec(spec.canonical());
 }
 
 }  // namespace linfault::spec

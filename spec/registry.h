@@ -1,11 +1,16 @@
-// The built-in sequential models by command-line name, with static dispatch.
+// The built-in sequential models by model spec (spec/model_params.h), with static dispatch.
 //
 //   spec::visit_model("stack", [&](const auto& model) { return detect::check(model, h, opts); });
+//   spec::visit_model("cas-register(init=0)", ...);
 //
-// visit_model constructs a fresh model object for each call (models carry per-object interning
-// tables), calls f(model) and returns its result; every branch's result must have the same type.
-// Names: register cas-register kv set stack queue priorityqueue deque counter snapshot (see each
-// model's header for its methods and aliases).
+// visit_model parses the spec, constructs a fresh model object from its parameters for each call
+// (models carry per-object interning tables), calls f(model) and returns its result; every
+// branch's result must have the same type. An unknown name throws UnknownModel; a spec that does
+// not parse, a parameter the model does not take or a bad value throws ModelSpecError (UnknownModel
+// is one). Both are one-line std::invalid_argument messages.
+// Names: register cas-register kv set stack queue priorityqueue deque counter snapshot mutex
+// multi-register (see each model's header for its methods, aliases and parameters). register,
+// cas-register and multi-register take `init` (the initial value; default nil).
 //
 // Thread-safety: stateless; callable from several threads.
 //
@@ -25,6 +30,9 @@
 #include "spec/counter.h"
 #include "spec/deque.h"
 #include "spec/kv.h"
+#include "spec/model_params.h"
+#include "spec/multi_register.h"
+#include "spec/mutex.h"
 #include "spec/priority_queue.h"
 #include "spec/queue.h"
 #include "spec/register.h"
@@ -35,7 +43,7 @@
 namespace linfault::spec {
 
 // Thrown for a model name that is not built in; what() lists the valid names.
-class UnknownModel : public std::invalid_argument {
+class UnknownModel : public ModelSpecError {
  public:
   explicit UnknownModel(std::string_view name);
   const std::string& name() const { return name_; }
@@ -47,19 +55,32 @@ class UnknownModel : public std::invalid_argument {
 std::vector<std::string_view> model_names();
 
 template <class F>
-decltype(auto) visit_model(std::string_view name, F&& f) {
-  if (name == "register") return std::forward<F>(f)(RegisterModel{});
-  if (name == "cas-register") return std::forward<F>(f)(CasRegisterModel{});
-  if (name == "kv") return std::forward<F>(f)(KvModel{});
-  if (name == "set") return std::forward<F>(f)(SetModel{});
-  if (name == "stack") return std::forward<F>(f)(StackModel{});
-  if (name == "queue") return std::forward<F>(f)(QueueModel{});
-  if (name == "priorityqueue") return std::forward<F>(f)(PriorityQueueModel{});
-  if (name == "deque") return std::forward<F>(f)(DequeModel{});
-  if (name == "counter") return std::forward<F>(f)(CounterModel{});
-  if (name == "snapshot") return std::forward<F>(f)(SnapshotModel{});
+decltype(auto) visit_model(std::string_view spec_text, F&& f) {
+  ModelSpec spec = parse_model_spec(spec_text);
+  const std::string_view name = spec.name;
+  ModelParams& params = spec.params;
+  if (name == "register") return std::forward<F>(f)(make_model<RegisterModel>(params));
+  if (name == "cas-register") return std::forward<F>(f)(make_model<CasRegisterModel>(params));
+  if (name == "kv") return std::forward<F>(f)(make_model<KvModel>(params));
+  if (name == "set") return std::forward<F>(f)(make_model<SetModel>(params));
+  if (name == "stack") return std::forward<F>(f)(make_model<StackModel>(params));
+  if (name == "queue") return std::forward<F>(f)(make_model<QueueModel>(params));
+  if (name == "priorityqueue") return std::forward<F>(f)(make_model<PriorityQueueModel>(params));
+  if (name == "deque") return std::forward<F>(f)(make_model<DequeModel>(params));
+  if (name == "counter") return std::forward<F>(f)(make_model<CounterModel>(params));
+  if (name == "snapshot") return std::forward<F>(f)(make_model<SnapshotModel>(params));
+  if (name == "mutex") return std::forward<F>(f)(make_model<MutexModel>(params));
+  if (name == "multi-register") return std::forward<F>(f)(make_model<MultiRegisterModel>(params));
   throw UnknownModel(name);
 }
+
+// The canonical form of a model spec (ModelSpec::canonical(), the name verdicts carry): "stack",
+// "cas-register(init=0)". Throws what visit_model throws, so it also validates a spec.
+std::string canonical_model_spec(std::string_view spec_text);
+
+// `spec_text` with `init` set to `value` (replacing an init it gives), canonical; for --init.
+// Throws what visit_model throws (e.g. for a model that takes no init).
+std::string model_spec_with_init(std::string_view spec_text, const history::Value& value);
 
 }  // namespace linfault::spec
 

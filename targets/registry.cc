@@ -506,12 +506,10 @@ class UserRegistry {
         fail("target '" + target.name + "' has the name of a built-in target");
       }
     }
-    const std::vector<std::string_view> models = spec::model_names();
-    if (std::find(models.begin(), models.end(), target.model) == models.end()) {
-      std::string known;
-      for (std::string_view model : models) known += " " + std::string(model);
-      fail("target '" + target.name + "': unknown model '" + target.model + "' (models:" + known +
-           ")");
+    try {
+      spec::canonical_model_spec(target.model);
+    } catch (const spec::ModelSpecError& e) {
+      fail("target '" + target.name + "': " + e.what());
     }
     if (target.operations.empty()) fail("target '" + target.name + "' has no operations");
     if (!target.factory) fail("target '" + target.name + "' has no factory");

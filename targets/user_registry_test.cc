@@ -104,7 +104,7 @@ TEST(UserRegistryTest, BadRegistrationsAreReportedWithTheirPlace) {
   linfault::Target bad_model = good;
   bad_model.name = "x1";
   bad_model.model = "heap";
-  EXPECT_THAT(registration_error(bad_model), HasSubstr("unknown model 'heap' (models:"));
+  EXPECT_THAT(registration_error(bad_model), HasSubstr("unknown model 'heap' (known models:"));
   linfault::Target no_ops = good;
   no_ops.name = "x2";
   no_ops.operations.clear();

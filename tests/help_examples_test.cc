@@ -1,9 +1,10 @@
 // Every example of every command's --help runs as written: each line under "Examples:" is run
 // with `sh` (they use `&&`, `;` and `>`), from a directory laid out as the examples assume
-// (`examples/` and `../shared/data/` reachable), with the files they name as placeholders
-// (`history.json`, `runs/treiber_stack_buggy-3.json`, `tc.json`, ...) made beforehand by
-// linfault itself. An example passes when it exits 0 (success, linearizable), 1 (violation, the
-// point of most examples) or 2 (unknown); a usage, data, open or internal error fails it.
+// (`examples/`, `tests/data/` and `../shared/data/` reachable), with the files they name as
+// placeholders (`history.json`, `runs/treiber_stack_buggy-3.json`, `tc.json`, ...) made
+// beforehand by linfault itself. An example passes when it exits 0 (success, linearizable), 1
+// (violation, the point of most examples) or 2 (unknown); a usage, data, open or internal error
+// fails it.
 
 #include <cstdlib>
 #include <regex>
@@ -75,6 +76,8 @@ class HelpExamplesTest : public CliFixture {
     fs::create_directories(dir_ / "bin");
     fs::create_symlink(LINFAULT_BINARY, dir_ / "bin" / "linfault");
     fs::create_directory_symlink(fs::absolute("examples"), work_ / "examples");
+    fs::create_directories(work_ / "tests");
+    fs::create_directory_symlink(fs::absolute("tests/data"), work_ / "tests" / "data");
     fs::create_directory_symlink(fs::absolute(LINFAULT_SHARED_DIR), dir_ / "shared");
     const auto made = [this](const std::string& command) {
       const RunResult r = shell(command);

@@ -21,6 +21,7 @@ constexpr std::size_t kLargestMemoryLimitMb = std::size_t{1} << 30;  // a petaby
 struct CheckArguments {
   std::string file;
   std::string model;
+  std::optional<std::string> init;  // --init
   std::string format = "auto";
   double timeout_seconds = 0;
   std::size_t memory_limit_mb = 0;
@@ -33,7 +34,7 @@ struct CheckArguments {
 void run_check(const CheckArguments& args) {
   start_process_limits({args.timeout_seconds, args.memory_limit_mb << 20, args.file, args.json});
   set_phase("reading the input");
-  const Input input = load_input(args.file, args.format, args.model);
+  const Input input = load_input(args.file, args.format, args.model, args.init);
   const history::LoadedHistory& loaded = input.loaded;
   const std::string& model = input.model;
 
@@ -70,6 +71,7 @@ void add_check_command(CLI::App& app) {
   check->add_option(
       "-m,--model", args->model,
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
+  add_init_option(*check, args->init);
   std::vector<std::string> formats;
   for (std::string_view name : history::format_names()) formats.emplace_back(name);
   check->add_option("-f,--format", args->format, "Input format (default: auto, by content)")
@@ -102,6 +104,7 @@ void add_check_command(CLI::App& app) {
       "implied\n"
       "  linfault check ../shared/data/porcupine/kv/c50-ok.txt --json --timeout 10\n"
       "  linfault check history.json --witness\n"
+      "  linfault check tests/data/cas-register-init0.edn --init 0   # a register starting at 0\n"
       "Formats: json (linfault's own), jepsen-log, edn, fastlin, snapshot; see docs/formats.md.\n"
       "Exit codes: 0 linearizable, 1 violation, 2 unknown (limit hit), 64 usage error,\n"
       "65 bad input data, 66 input cannot be opened, 70 internal error.");

@@ -5,7 +5,7 @@
 // throwing CLI::RuntimeError(code) (CLI11's way to return a status from a callback). Errors
 // propagate as exceptions and tool/main.cc turns them into one line on stderr,
 // "linfault: <file>:<line>: <problem>", and the exit code:
-//   UsageError, CLI11 parse errors, spec::UnknownModel   -> 64
+//   UsageError, CLI11 parse errors, spec::ModelSpecError -> 64 (UnknownModel is one)
 //   history::InputError (bad input data)                 -> 65
 //   history::OpenError (input cannot be opened)          -> 66
 //   anything else                                        -> 70

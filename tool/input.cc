@@ -20,12 +20,16 @@ std::string model_name_list() {
   return out;
 }
 
-namespace {
-
-bool is_model_name(std::string_view name) {
-  const std::vector<std::string_view> names = spec::model_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
+void add_init_option(CLI::App& command, std::optional<std::string>& init) {
+  command
+      .add_option("--init", init,
+                  "Initial value of the model's registers (register, cas-register, "
+                  "multi-register): nil, an integer, \"text\", :keyword; the same as "
+                  "--model 'M(init=V)', and applies to the model the file implies too")
+      ->option_text("V");
 }
+
+namespace {
 
 // What a JSON file that did not read as a history declares itself to be ("saved-run",
 // "test-case", ...), or "" when it is not a JSON object with a "linfault" string.
@@ -48,12 +52,16 @@ std::uint32_t line_of_model_field(const std::string& file) {
 
 }  // namespace
 
-Input load_input(const std::string& file, const std::string& format_name,
-                 const std::string& model) {
+Input load_input(const std::string& file, const std::string& format_name, const std::string& model,
+                 const std::optional<std::string>& init) {
   const std::optional<history::Format> format = history::parse_format_name(format_name);
   if (!format) throw UsageError("unknown format '" + format_name + "'");
-  if (!model.empty() && !is_model_name(model)) {
-    throw UsageError("unknown model '" + model + "' (known models: " + model_name_list() + ")");
+  std::optional<history::Value> init_value;
+  try {
+    if (init) init_value = spec::parse_param_value(*init);
+    if (!model.empty()) spec::canonical_model_spec(model);
+  } catch (const spec::ModelSpecError& e) {
+    throw UsageError(std::string(init ? "--init: " : "") + e.what());
   }
   Input input;
   try {
@@ -86,11 +94,17 @@ Input load_input(const std::string& file, const std::string& format_name,
                        model_name_list() + ")");
     }
     input.model = *input.loaded.model;
-    if (!is_model_name(input.model)) {
-      throw history::InputError(
-          file, file == "-" ? 0 : line_of_model_field(file),
-          "unknown model '" + input.model + "' (known models: " + model_name_list() + ")");
+    try {
+      input.model = spec::canonical_model_spec(input.model);
+    } catch (const spec::ModelSpecError& e) {
+      throw history::InputError(file, file == "-" ? 0 : line_of_model_field(file), e.what());
     }
+  }
+  try {
+    input.model = init_value ? spec::model_spec_with_init(input.model, *init_value)
+                             : spec::canonical_model_spec(input.model);
+  } catch (const spec::ModelSpecError& e) {
+    throw UsageError("--init: " + std::string(e.what()));
   }
   return input;
 }

@@ -5,8 +5,11 @@
 // fastlin header, the etcd log's cas-register, ...); when the file implies none and no --model is
 // given, a UsageError lists the model names. A run saved by `linfault detect --out` and a test
 // case (`linfault minimize --save`, `linfault run --save`) are accepted too: their failing history
-// and their model are used. A model name that is not built in is an error naming the file when
-// the file gave it (InputError, exit 65), a usage error when --model did.
+// and their model are used. A model is a model spec (spec/model_params.h: "cas-register" or
+// "cas-register(init=0)"); `init`, from --init, sets the chosen model's init parameter, whether
+// --model or the file named the model. A model that is not built in, a bad parameter or value is
+// an error naming the file and line when the file gave it (InputError, exit 65), a usage error
+// when --model or --init did. Input::model is the spec in canonical form.
 //
 // Thread-safety: pure functions (they read files).
 //
@@ -19,6 +22,8 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "detect/saved_run.h"
 #include "history/formats.h"
 #include "minimize/test_case.h"
@@ -27,7 +32,7 @@ namespace linfault::tool {
 
 struct Input {
   history::LoadedHistory loaded;
-  std::string model;  // the --model given, else the one the file implies
+  std::string model;  // the --model given, else the one the file implies; with --init; canonical
   // Set when the file is a run saved by `linfault detect` (its target, workload and schedule).
   std::optional<detect::SavedRun> saved_run;
   // Set when the file is a test case (minimize/test_case.h).
@@ -35,10 +40,14 @@ struct Input {
 };
 
 // `file` "-" reads standard input. Throws history::OpenError / InputError / UsageError.
-Input load_input(const std::string& file, const std::string& format_name, const std::string& model);
+Input load_input(const std::string& file, const std::string& format_name, const std::string& model,
+                 const std::optional<std::string>& init = std::nullopt);
 
 // "register cas-register kv ..." for messages and --help.
 std::string model_name_list();
+
+// Adds --init V to a command that takes --model (the text is parsed by load_input).
+void add_init_option(CLI::App& command, std::optional<std::string>& init);
 
 }  // namespace linfault::tool
 

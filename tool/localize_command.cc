@@ -16,6 +16,7 @@ namespace {
 struct LocalizeArguments {
   std::string file;
   std::string model;
+  std::optional<std::string> init;  // --init
   std::string format = "auto";
   double timeout_seconds = 0;
   bool json = false;
@@ -31,7 +32,7 @@ nlohmann::json order_to_json(const history::History& h,
 void run_localize(const LocalizeArguments& args) {
   start_process_limits({args.timeout_seconds, 0, args.file, args.json});
   set_phase("reading the input");
-  const Input input = load_input(args.file, args.format, args.model);
+  const Input input = load_input(args.file, args.format, args.model, args.init);
   const history::History& h = input.loaded.history;
   set_phase("localizing");
   detect::CheckOptions options;
@@ -94,6 +95,7 @@ void add_localize_command(CLI::App& app) {
   cmd->add_option(
       "-m,--model", args->model,
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
+  add_init_option(*cmd, args->init);
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("-t,--timeout", args->timeout_seconds, "Give up after S seconds (exit 2)")
       ->option_text("S");

@@ -28,6 +28,7 @@ namespace {
 struct MinimizeArguments {
   std::string file;
   std::string model;
+  std::optional<std::string> init;  // --init
   std::string format = "auto";
   std::string target;
   double timeout_seconds = 60;
@@ -121,7 +122,7 @@ void run_minimize(const MinimizeArguments& args) {
   // The minimizers stop at 85 % of the timeout: their last step re-checks the result.
   start_process_limits({args.timeout_seconds, 0, args.file, args.json, 0.85});
   set_phase("reading the input");
-  const Input input = load_input(args.file, args.format, args.model);
+  const Input input = load_input(args.file, args.format, args.model, args.init);
   set_phase("minimizing");
   if (input.saved_run || !args.target.empty() || (input.test_case && input.test_case->target)) {
     minimize_on_target(args, input);
@@ -195,6 +196,7 @@ void add_minimize_command(CLI::App& app) {
   cmd->add_option(
       "-m,--model", args->model,
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
+  add_init_option(*cmd, args->init);
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("--target", args->target,
                   "Re-execute every candidate on this target (implied for a saved run or a "

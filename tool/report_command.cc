@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@ constexpr double kSearchForPartialSeconds = 10;
 struct ReportArguments {
   std::string file;
   std::string model;
+  std::optional<std::string> init;  // --init
   std::string format = "auto";
   std::string html;
   std::string svg;
@@ -84,7 +86,7 @@ report::Report from_check_result(const ReportArguments& args, const nlohmann::js
   if (format == "auto" && doc.contains("format") && doc["format"].is_string()) {
     format = doc["format"].get<std::string>();
   }
-  Input input = load_input(named, format, model);
+  Input input = load_input(named, format, model, args.init);
   report::Report r;
   r.title = named + " (checked in " + args.file + ")";
   r.kind = "check result";
@@ -163,7 +165,7 @@ report::Report from_test_case(const ReportArguments& args) {
 }
 
 report::Report from_history(const ReportArguments& args) {
-  Input input = load_input(args.file, args.format, args.model);
+  Input input = load_input(args.file, args.format, args.model, args.init);
   report::Report r;
   r.title = args.file;
   r.kind = input.saved_run ? "saved run"
@@ -251,6 +253,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option(
       "-m,--model", args->model,
       "Sequential model: " + model_name_list() + " (default: the model the file implies)");
+  add_init_option(*cmd, args->init);
   cmd->add_option("-f,--format", args->format, "Input format (default: auto, by content)");
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Seconds for the check (0: the checkers' own defaults)")

@@ -154,7 +154,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
     return code == 0 ? tool::kExitSuccess : tool::kExitUsage;
   } catch (const tool::UsageError& e) {
     return report(e.what(), tool::kExitUsage);
-  } catch (const spec::UnknownModel& e) {
+  } catch (const spec::ModelSpecError& e) {
     return report(e.what(), tool::kExitUsage);
   } catch (const history::OpenError& e) {
     return report(e.what(), tool::kExitNoInput);

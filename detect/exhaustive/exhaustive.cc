@@ -227,10 +227,79 @@ Domain snapshot_domain(const DomainOptions& options) {
   return d;
 }
 
-Domain full_domain(std::string_view model, const DomainOptions& options) {
+// mutex: acquire and release, completed, failed when asked for, and pending.
+Domain mutex_domain(const DomainOptions& options) {
+  Domain d{"mutex", {}, {}, Symmetry::kNone, Symmetry::kNone};
+  add_mutator(d, options, "acquire", {}, {});
+  add_mutator(d, options, "release", {}, {});
+  return d;
+}
+
+// multi-register: registers :x and :y (keys 1 and 2), values 1..values. Transactions: a write or a
+// read of one register, reads of both, writes of both. Reads are asked with nil and answered
+// filled in, as Jepsen records them.
+Domain multi_register_domain(const DomainOptions& options) {
+  Domain d{"multi-register", {}, {}, Symmetry::kRenamable, Symmetry::kRenamable};
+  const std::array<Value, 2> keys{Value(":x"), Value(":y")};
+  const auto micro = [](const char* f, const Value& key, const Value& v) {
+    return Value(Value::List{Value(f), key, v});
+  };
+  const auto txn = [](std::vector<Value> micros) { return Value(Value::List(std::move(micros))); };
+  std::vector<Value> results{Value()};
+  for (int v : symbols(options.values)) results.emplace_back(v);
+  const auto mention = [](const Value& v) {
+    return v.is_nil() ? std::vector<Mention>{}
+                      : std::vector<Mention>{{0, static_cast<int>(v.as_int())}};
+  };
+  const auto join = [](std::vector<Mention> a, const std::vector<Mention>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  for (int k : {1, 2}) {
+    const Value& key = keys[static_cast<std::size_t>(k - 1)];
+    for (int v : symbols(options.values)) {
+      add_mutator(d, options, "txn", {txn({micro(":w", key, Value(v))})}, {{1, k}, {0, v}});
+    }
+    for (const Value& r : results) {
+      d.complete.push_back(label("txn", {txn({micro(":r", key, Value())})},
+                                 txn({micro(":r", key, r)}), join({{1, k}}, mention(r))));
+    }
+    d.pending.push_back(
+        label("txn", {txn({micro(":r", key, Value())})}, Value(), {{1, k}}, Outcome::kPending));
+  }
+  const std::vector<Value> both_read{micro(":r", keys[0], Value()), micro(":r", keys[1], Value())};
+  for (const Value& a : results) {
+    for (const Value& b : results) {
+      d.complete.push_back(label("txn", {txn(both_read)},
+                                 txn({micro(":r", keys[0], a), micro(":r", keys[1], b)}),
+                                 join(join({{1, 1}, {1, 2}}, mention(a)), mention(b))));
+    }
+  }
+  d.pending.push_back(label("txn", {txn(both_read)}, Value(), {{1, 1}, {1, 2}}, Outcome::kPending));
+  for (int a : symbols(options.values)) {
+    for (int b : symbols(options.values)) {
+      add_mutator(d, options, "txn",
+                  {txn({micro(":w", keys[0], Value(a)), micro(":w", keys[1], Value(b))})},
+                  {{1, 1}, {1, 2}, {0, a}, {0, b}});
+    }
+  }
+  return d;
+}
+
+Domain full_domain(std::string_view model_spec, const DomainOptions& options) {
   if (options.values < 1 || options.values > 8) {
     throw std::invalid_argument("domain: 1 to 8 values");
   }
+  // A model with parameters: its base model's domain, the values no longer renamable (an init
+  // value is one of them).
+  const spec::ModelSpec spec = spec::parse_model_spec(model_spec);
+  if (!spec.params.empty()) {
+    Domain d = full_domain(spec.name, options);
+    d.model = spec::canonical_model_spec(model_spec);
+    d.values = Symmetry::kNone;
+    return d;
+  }
+  const std::string_view model = spec.name;
   if (model == "register") return register_domain(options, false);
   if (model == "cas-register") return register_domain(options, true);
   if (model == "counter") return counter_domain(options);
@@ -243,6 +312,8 @@ Domain full_domain(std::string_view model, const DomainOptions& options) {
   }
   if (model == "deque") return deque_domain(options);
   if (model == "snapshot") return snapshot_domain(options);
+  if (model == "mutex") return mutex_domain(options);
+  if (model == "multi-register") return multi_register_domain(options);
   throw std::invalid_argument("no exhaustive domain for the model '" + std::string(model) + "'");
 }
 

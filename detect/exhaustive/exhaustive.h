@@ -98,8 +98,10 @@ struct DomainOptions {
   bool distinct_adds = false;
 };
 
-// The domain of a built-in model (spec/registry.h names); throws std::invalid_argument for a
-// model without one.
+// The domain of a built-in model (spec/registry.h names, or a model spec with parameters such as
+// "cas-register(init=1)": the base model's domain without value symmetry); throws
+// std::invalid_argument for a model without one. multi-register: registers :x and :y, single- and
+// two-register transactions.
 Domain domain(std::string_view model, const DomainOptions& options);
 
 // Builds every history of `shape` labelled from `d`, symmetric duplicates left out, and calls

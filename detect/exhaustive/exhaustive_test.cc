@@ -269,7 +269,17 @@ INSTANTIATE_TEST_SUITE_P(
         Sweep{"priorityqueue", 4, 3, {}, 1, 3, 162816},
         Sweep{"priorityqueue", 4, 3, {}, 2, 3, 133604}, Sweep{"snapshot", 3, 2, {}, 0, 1, 23238},
         Sweep{"snapshot", 4, 2, {"readpair"}, 0, 2, 152620},
-        Sweep{"snapshot", 4, 2, {"readpair"}, 1, 2, 148512}),
+        Sweep{"snapshot", 4, 2, {"readpair"}, 1, 2, 148512}, Sweep{"mutex", 6, 1, {}, 0, 2, 186460},
+        Sweep{"mutex", 6, 1, {}, 1, 2, 161280}, Sweep{"multi-register", 4, 1, {}, 0, 6, 93020},
+        Sweep{"multi-register", 4, 1, {}, 1, 6, 120792},
+        Sweep{"multi-register", 4, 1, {}, 2, 6, 116072},
+        Sweep{"multi-register", 4, 1, {}, 3, 6, 113300},
+        Sweep{"multi-register", 4, 1, {}, 4, 6, 133640},
+        Sweep{"multi-register", 4, 1, {}, 5, 6, 105160},
+        Sweep{"multi-register", 3, 2, {}, 0, 1, 61075},
+        Sweep{"multi-register(init=1)", 3, 1, {}, 0, 1, 13680},
+        Sweep{"register(init=1)", 4, 2, {}, 0, 1, 45040},
+        Sweep{"cas-register(init=1)", 3, 2, {}, 0, 1, 58080}),
     sweep_name);
 
 // ---------------------------------------------------------------------------------------------
@@ -299,14 +309,71 @@ TEST_P(ExhaustiveRandom, SearchMonitorAndAutoAgreeWithTheOracle) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ExhaustiveRandom,
                          testing::Values("register", "cas-register", "counter", "kv", "set",
-                                         "stack", "queue", "deque", "priorityqueue", "snapshot"),
+                                         "stack", "queue", "deque", "priorityqueue", "snapshot",
+                                         "mutex", "multi-register", "cas-register(init=1)",
+                                         "multi-register(init=1)"),
                          [](const testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            for (char& c : name) {
-                             if (c == '-') c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }
                            return name;
                          });
+
+// multi-register histories whose every transaction touches one register: the checker splits them
+// by register (P-compositionality); split or not, its verdict, prefix and culprit are the oracle's.
+TEST(ExhaustivePartition, SingleRegisterTransactionsCheckedOneRegisterAtATime) {
+  Domain d = domain("multi-register",
+                    {.values = 3, .failures = false, .without = {}, .distinct_adds = false});
+  const auto two_registers = [](const Label& l) { return l.call.args[0].as_list().size() > 1; };
+  std::erase_if(d.complete, two_registers);
+  std::erase_if(d.pending, two_registers);
+  std::mt19937_64 rng(15);
+  int split = 0, violations = 0;
+  for (int round = 0; round < 3000; ++round) {
+    RandomOptions options;
+    options.legal_results = round % 4 != 0;
+    const History h = random_history(d, 4 + static_cast<int>(rng() % 7), rng, options);
+    const OracleVerdict expected = oracle("multi-register", h);
+    CheckOptions whole;
+    whole.partition = false;
+    const Verdict one = check_history("multi-register", h, whole);
+    const Verdict parts = check_history("multi-register", h, CheckOptions{});
+    if (parts.partitions > 1) ++split;
+    if (expected.result == Result::kViolation) ++violations;
+    for (const Verdict* v : {&one, &parts}) {
+      ASSERT_EQ(v->result, expected.result) << describe(h);
+      if (expected.result != Result::kViolation) continue;
+      EXPECT_EQ(v->prefix_events, expected.prefix_events) << describe(h);
+      EXPECT_EQ(v->culprit, expected.culprit) << describe(h);
+    }
+  }
+  EXPECT_GT(split, 2000);  // most histories touch both registers
+  EXPECT_GT(violations, 300);
+  EXPECT_LT(violations, 2700);
+}
+
+// A transaction touching both registers puts the history in one partition.
+TEST(ExhaustivePartition, ATwoRegisterTransactionDisablesPartitioning) {
+  const Domain d = domain("multi-register",
+                          {.values = 2, .failures = false, .without = {}, .distinct_adds = false});
+  std::mt19937_64 rng(16);
+  int whole = 0;
+  for (int round = 0; round < 500; ++round) {
+    const History h = random_history(d, 6, rng, RandomOptions{});
+    bool multi = false;
+    for (const history::Operation& op : h.operations()) {
+      multi = multi || op.call.args[0].as_list().size() > 1;
+    }
+    const Verdict v = check_history("multi-register", h, CheckOptions{});
+    EXPECT_EQ(v.result, oracle("multi-register", h).result) << describe(h);
+    if (multi) {
+      EXPECT_EQ(v.partitions, 1u) << describe(h);
+      ++whole;
+    }
+  }
+  EXPECT_GT(whole, 250);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Regressions: the smallest history of each disagreement the sweeps found
