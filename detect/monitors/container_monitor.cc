@@ -926,6 +926,14 @@ ContainerValueIndex index_container_values(const ContainerOps& ops) {
                      return ops.ops[static_cast<std::size_t>(a)].call <
                             ops.ops[static_cast<std::size_t>(b)].call;
                    });
+  index.latest_return.reserve(index.removals.size());
+  std::int32_t latest = -1;
+  for (std::int32_t i : index.removals) {
+    const ContainerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    latest =
+        std::max(latest, op.ret == kNoReturn ? std::numeric_limits<std::int32_t>::max() : op.ret);
+    index.latest_return.push_back(latest);
+  }
   return index;
 }
 
@@ -1028,18 +1036,28 @@ RestrictedDecision decide_restricted_prefix(const ContainerOps& ops,
   // The earliest-called pending removals, one per value: a pending removal of one of `values` is
   // in the restriction already; one of another value (or none yet) joins it.
   std::vector<std::int32_t> chosen;  // ops of `restricted`
+  // Whether a chosen removal recorded a value outside `values`: in the whole prefix its natural
+  // completion, so none is tried first for it.
+  std::vector<std::uint8_t> took_other;
   std::vector<ForcedRemoval> forced;
-  for (std::int32_t i : index.removals) {
+  // Removals before the first one whose response is at or beyond the cut are all completed.
+  const auto first_pending = static_cast<std::size_t>(
+      std::lower_bound(index.latest_return.begin(), index.latest_return.end(), cut) -
+      index.latest_return.begin());
+  for (std::size_t r = first_pending; r < index.removals.size(); ++r) {
+    const std::int32_t i = index.removals[r];
     const ContainerOp& op = ops.ops[static_cast<std::size_t>(i)];
     if (op.call >= cut || chosen.size() == values.size()) break;
     if (!pending_at_cut(op)) continue;
     const auto at = std::find(origin.begin(), origin.end(), i);
     if (at != origin.end()) {
       chosen.push_back(static_cast<std::int32_t>(at - origin.begin()));
+      took_other.push_back(0);
     } else {
       keep(i, kEmptyValue);
       restricted.ops.back().ret = kNoReturn;
       chosen.push_back(static_cast<std::int32_t>(restricted.ops.size() - 1));
+      took_other.push_back(op.value != kEmptyValue ? 1 : 0);
     }
   }
   // Every other pending removal of the restriction takes no effect.
@@ -1054,8 +1072,9 @@ RestrictedDecision decide_restricted_prefix(const ContainerOps& ops,
   const std::size_t fixed = forced.size();
   for (std::int32_t k : chosen) forced.push_back({k, kEmptyValue});
   // Depth-first over the chosen removals: the value recorded first, then the others not yet
-  // taken, then none. Any order is exact; this one makes the first linearizable completion the
-  // likeliest to work on the whole prefix too (pending removals did take values there).
+  // taken, then none (none first for one that recorded a value outside `values`). Any order is
+  // exact; this one makes the first linearizable completion the likeliest to work on the whole
+  // prefix too, where pending removals did take the values they recorded.
   std::vector<std::uint8_t> taken(values.size(), 0);
   bool found = false;
   const std::function<void(std::size_t)> assign = [&](std::size_t depth) {
@@ -1077,13 +1096,17 @@ RestrictedDecision decide_restricted_prefix(const ContainerOps& ops,
       assign(depth + 1);
       taken[static_cast<std::size_t>(v)] = 0;
     };
+    auto try_none = [&] {
+      if (found) return;
+      f.value = kEmptyValue;
+      assign(depth + 1);
+    };
+    if (took_other[depth]) try_none();
     if (recorded != kEmptyValue) try_value(recorded);
     for (std::size_t v = 0; v < values.size(); ++v) {
       if (static_cast<std::int32_t>(v) != recorded) try_value(static_cast<std::int32_t>(v));
     }
-    if (found) return;
-    f.value = kEmptyValue;
-    assign(depth + 1);
+    if (!took_other[depth]) try_none();
   };
   assign(0);
   if (!found) {

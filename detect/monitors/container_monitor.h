@@ -118,6 +118,9 @@ struct ContainerValueIndex {
   std::vector<std::int32_t> begin;     // value v's ops are ops[begin[v] .. begin[v + 1])
   std::vector<std::int32_t> ops;       // op indices, grouped by value
   std::vector<std::int32_t> removals;  // every removal op, by call
+  // latest_return[k]: the latest response among removals[0..k] (INT32_MAX for a pending one), so
+  // that the earliest removal pending at a cut is found by a binary search.
+  std::vector<std::int32_t> latest_return;
 };
 ContainerValueIndex index_container_values(const ContainerOps& ops);
 

@@ -24,8 +24,8 @@ struct Case {
   ContainerKind kind;
 };
 
-// A violating history with many threads (for its size), small enough for the search, or nullopt when the
-// generator cannot falsify one.
+// A violating history with many threads (for its size), small enough for the search, or nullopt
+// when the generator cannot falsify one.
 std::optional<history::History> violating_history(const std::string& model, std::mt19937_64& rng) {
   spec::GeneratorOptions options;
   options.model = model;
