@@ -3,7 +3,8 @@
 // monitor's wall and CPU time (run_monitor: compiling the history, deciding it and, for a
 // violation, finding the shortest violating prefix), the monitor's own peak memory (the growth of
 // the peak RSS over the RSS before it ran, heap and mapped blocks alike), the process's peak RSS,
-// and CPU time / (n log2 n) to show the growth.
+// CPU time / (n log2 n) to show the growth, and for a violation `vs_lin`: its CPU time over that
+// of the linearizable twin (same model, size and threads, generated just before it).
 // CPU time is the steadier figure on a shared machine.
 //
 //   monitors_bench [--min-ops N] [--max-ops N] [--models stack,queue,...] [--threads 8,100]
@@ -99,14 +100,15 @@ int main(int argc, char** argv) {
       return 64;
     }
   }
-  std::printf("%-14s %9s %7s %-12s %-12s %7s %8s %8s %10s %11s %12s %s\n", "model", "ops",
+  std::printf("%-14s %9s %7s %-12s %-12s %7s %8s %8s %10s %11s %12s %7s %s\n", "model", "ops",
               "threads", "expected", "verdict", "gen_s", "wall_s", "cpu_s", "monitor_MB",
-              "peak_RSS_MB", "ns/(nlog2n)", "note");
+              "peak_RSS_MB", "ns/(nlog2n)", "vs_lin", "note");
   for (const std::string& model : models) {
     for (std::size_t n = min_ops; n <= max_ops; n *= 10) {
       // Snapshot sizes count events: n events are n / 2 operations.
       const std::size_t ops = model == "snapshot" ? n / 2 : n;
       for (std::size_t threads : thread_counts) {
+        double twin_cpu = 0;  // the linearizable run's CPU time
         for (bool violation : {false, true}) {
           if (violation && lin_only) continue;
           const auto gen_start = std::chrono::steady_clock::now();
@@ -139,10 +141,13 @@ int main(int argc, char** argv) {
                     (r.verdict->prefix_exact ? " (exact)" : " (upper bound)");
           }
           if (!r.verdict) note = r.unsupported;
-          std::printf("%-14s %9zu %7zu %-12s %-12s %7.2f %8.3f %8.3f %10.1f %11.0f %12.2f %s\n",
+          if (!violation) twin_cpu = cpu;
+          const std::string vs_lin =
+              violation && twin_cpu > 0 ? std::to_string(cpu / twin_cpu).substr(0, 4) : "-";
+          std::printf("%-14s %9zu %7zu %-12s %-12s %7.2f %8.3f %8.3f %10.1f %11.0f %12.2f %7s %s\n",
                       model.c_str(), n, threads, violation ? "violation" : "linearizable",
                       verdict.c_str(), gen_seconds, seconds, cpu, monitor_mb, peak_rss_mb(),
-                      1e9 * cpu / nlogn, note.c_str());
+                      1e9 * cpu / nlogn, vs_lin.c_str(), note.c_str());
           std::fflush(stdout);
         }
       }

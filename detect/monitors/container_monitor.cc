@@ -1,6 +1,7 @@
 #include "detect/monitors/container_monitor.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -97,8 +98,9 @@ struct Reduction {
   bool pending_removal = false;
 };
 
+// `forced` (kUnderRecorded only): pending removals given a result other than the recorded one.
 Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approximation,
-                 std::pmr::memory_resource* memory) {
+                 std::pmr::memory_resource* memory, const std::vector<ForcedRemoval>* forced) {
   Reduction out;
   const auto n_values = static_cast<std::size_t>(ops.values);
   ScratchArray<std::int32_t> add_op(n_values, -1, memory), remove_op(n_values, -1, memory);
@@ -162,15 +164,31 @@ Reduction reduce(const ContainerOps& ops, std::int32_t cut, Approximation approx
 
   ScratchArray<std::uint8_t> removal_pending(n_values, 0, memory);
   if (approximation == Approximation::kUnderRecorded) {
-    for (std::int32_t index : pending_removals) {
-      const ContainerOp& op = ops.ops[static_cast<std::size_t>(index)];
-      if (op.value == kEmptyValue) continue;
-      const auto v = static_cast<std::size_t>(op.value);
-      if (add_op[v] < 0 || remove_count[v] != 0) continue;
+    auto take = [&](std::int32_t index, std::int32_t value) {
+      if (value < 0 || value >= ops.values) return;
+      const auto v = static_cast<std::size_t>(value);
+      if (add_op[v] < 0 || remove_count[v] != 0) return;
       remove_count[v] = 1;
       remove_op[v] = index;
-      observe(v, op);
+      observe(v, ops.ops[static_cast<std::size_t>(index)]);
       removal_pending[v] = 1;
+    };
+    auto is_forced = [&](std::int32_t index) {
+      return forced != nullptr &&
+             std::any_of(forced->begin(), forced->end(),
+                         [&](const ForcedRemoval& f) { return f.op == index; });
+    };
+    // Forced results first, so that a recorded one cannot take their value.
+    if (forced != nullptr) {
+      for (const ForcedRemoval& f : *forced) {
+        if (f.op < 0 || static_cast<std::size_t>(f.op) >= ops.ops.size()) continue;
+        const ContainerOp& op = ops.ops[static_cast<std::size_t>(f.op)];
+        const bool pending = op.call < cut && (op.ret == kNoReturn || op.ret >= cut);
+        if (op.kind == ContainerOp::Kind::kRemove && pending) take(f.op, f.value);
+      }
+    }
+    for (std::int32_t index : pending_removals) {
+      if (!is_forced(index)) take(index, ops.ops[static_cast<std::size_t>(index)].value);
     }
   }
   const std::int64_t end = scaled(cut) + 4;
@@ -740,8 +758,9 @@ bool linearizable(ContainerKind kind, const Reduced& r, std::pmr::memory_resourc
 }
 
 Decision decide(const ContainerOps& ops, std::int32_t cut, Approximation approximation,
-                std::pmr::memory_resource* memory, Reduction& reduction) {
-  reduction = reduce(ops, cut, approximation, memory);
+                std::pmr::memory_resource* memory, Reduction& reduction,
+                const std::vector<ForcedRemoval>* forced = nullptr) {
+  reduction = reduce(ops, cut, approximation, memory, forced);
   if (!reduction.reduced) return reduction.decision.decision;
   std::int64_t evidence = 0;
   if (linearizable(ops.kind, *reduction.reduced, memory, evidence)) {
@@ -826,7 +845,281 @@ PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut
   if (decide(ops, cut, Approximation::kOver, &scratch, over) == Decision::kViolation) {
     return over.decision;
   }
-  return {Decision::kUncertain, "a pending removal may explain the history"};
+  return {Decision::kUncertain, "a pending removal may explain the history",
+          under.decision.evidence};
+}
+
+PrefixDecision decide_completion(const ContainerOps& ops, std::int32_t cut,
+                                 const std::vector<ForcedRemoval>& forced, ScratchMemory& scratch) {
+  Reduction reduction;
+  decide(ops, cut, Approximation::kUnderRecorded, &scratch, reduction, &forced);
+  return reduction.decision;
+}
+
+PrefixDecision empties_outnumbered(const ContainerOps& ops, std::int32_t cut) {
+  auto completed = [&](const ContainerOp& op) {
+    return op.call < cut && op.ret != kNoReturn && op.ret < cut;
+  };
+  std::vector<std::uint8_t> removed(static_cast<std::size_t>(ops.values), 0);
+  std::vector<std::int32_t> pending_calls;
+  bool any_empty = false;
+  for (const ContainerOp& op : ops.ops) {
+    if (op.kind != ContainerOp::Kind::kRemove || op.call >= cut) continue;
+    if (!completed(op)) {
+      pending_calls.push_back(op.call);
+    } else if (!op.failed && op.value != kEmptyValue) {
+      removed[static_cast<std::size_t>(op.value)] = 1;
+    } else if (!op.failed) {
+      any_empty = true;
+    }
+  }
+  std::vector<std::int32_t> present_from;  // response of each unremoved value's completed add
+  for (const ContainerOp& op : ops.ops) {
+    if (op.kind == ContainerOp::Kind::kPeek && completed(op) && !op.failed &&
+        op.value == kEmptyValue) {
+      any_empty = true;
+    }
+    if (op.kind == ContainerOp::Kind::kAdd && completed(op) && !op.failed &&
+        !removed[static_cast<std::size_t>(op.value)]) {
+      present_from.push_back(op.ret);
+    }
+  }
+  if (!any_empty) return {Decision::kUncertain, ""};
+  std::sort(pending_calls.begin(), pending_calls.end());
+  std::sort(present_from.begin(), present_from.end());
+  std::int32_t evidence = -1;
+  for (const ContainerOp& op : ops.ops) {
+    if (op.kind == ContainerOp::Kind::kAdd || !completed(op) || op.failed ||
+        op.value != kEmptyValue) {
+      continue;
+    }
+    const auto present =
+        std::lower_bound(present_from.begin(), present_from.end(), op.call) - present_from.begin();
+    const auto removers = std::lower_bound(pending_calls.begin(), pending_calls.end(), op.ret) -
+                          pending_calls.begin();
+    if (present > removers && (evidence < 0 || op.ret < evidence)) evidence = op.ret;
+  }
+  if (evidence < 0) return {Decision::kUncertain, ""};
+  return {Decision::kViolation, "a value is certainly present while an operation returns empty",
+          evidence};
+}
+
+ContainerValueIndex index_container_values(const ContainerOps& ops) {
+  ContainerValueIndex index;
+  index.begin.assign(static_cast<std::size_t>(ops.values) + 1, 0);
+  for (const ContainerOp& op : ops.ops) {
+    if (op.value != kEmptyValue) ++index.begin[static_cast<std::size_t>(op.value) + 1];
+  }
+  for (std::size_t v = 1; v < index.begin.size(); ++v) index.begin[v] += index.begin[v - 1];
+  index.ops.resize(static_cast<std::size_t>(index.begin.back()));
+  std::vector<std::int32_t> fill(index.begin.begin(), index.begin.end() - 1);
+  for (std::size_t i = 0; i < ops.ops.size(); ++i) {
+    const ContainerOp& op = ops.ops[i];
+    if (op.kind == ContainerOp::Kind::kRemove)
+      index.removals.push_back(static_cast<std::int32_t>(i));
+    if (op.value == kEmptyValue) continue;
+    index.ops[static_cast<std::size_t>(fill[static_cast<std::size_t>(op.value)]++)] =
+        static_cast<std::int32_t>(i);
+  }
+  std::stable_sort(index.removals.begin(), index.removals.end(),
+                   [&](std::int32_t a, std::int32_t b) {
+                     return ops.ops[static_cast<std::size_t>(a)].call <
+                            ops.ops[static_cast<std::size_t>(b)].call;
+                   });
+  index.latest_return.reserve(index.removals.size());
+  std::int32_t latest = -1;
+  for (std::int32_t i : index.removals) {
+    const ContainerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    latest =
+        std::max(latest, op.ret == kNoReturn ? std::numeric_limits<std::int32_t>::max() : op.ret);
+    index.latest_return.push_back(latest);
+  }
+  return index;
+}
+
+std::vector<std::int32_t> values_near(const ContainerOps& ops, const ContainerValueIndex& index,
+                                      std::int32_t op, std::size_t count) {
+  const ContainerOp& center = ops.ops[static_cast<std::size_t>(op)];
+  const std::int64_t center_ret = center.ret == kNoReturn ? ops.events : center.ret;
+  // Events between two intervals (0 when they overlap); a pending op lasts to the end.
+  auto distance = [&](const ContainerOp& other) {
+    const std::int64_t ret = other.ret == kNoReturn ? ops.events : other.ret;
+    return std::max<std::int64_t>({0, other.call - center_ret, center.call - ret});
+  };
+  // Ranked by (tier, key): op's own value, then the values certainly present during all of op
+  // (added before its call, not removed before its response: what op should have seen), the
+  // one nearest the front first (for a stack the latest pushed, for a queue the earliest
+  // enqueued, for a priority queue the largest), then the others by distance.
+  struct Rank {
+    int tier;
+    std::int64_t key;
+    std::int32_t value;
+    bool operator<(const Rank& o) const {
+      return tier != o.tier ? tier < o.tier : key != o.key ? key < o.key : value < o.value;
+    }
+  };
+  std::vector<Rank> ranked;
+  ranked.reserve(static_cast<std::size_t>(ops.values));
+  for (std::int32_t v = 0; v < ops.values; ++v) {
+    const auto first = static_cast<std::size_t>(index.begin[static_cast<std::size_t>(v)]);
+    const auto last = static_cast<std::size_t>(index.begin[static_cast<std::size_t>(v) + 1]);
+    std::int64_t nearest = std::numeric_limits<std::int64_t>::max();
+    const ContainerOp* add = nullptr;
+    bool removed_before_end = false;  // by a removal called before op responds
+    for (std::size_t k = first; k < last; ++k) {
+      const ContainerOp& other = ops.ops[static_cast<std::size_t>(index.ops[k])];
+      nearest = std::min(nearest, distance(other));
+      if (other.kind == ContainerOp::Kind::kAdd) add = &other;
+      if (other.kind == ContainerOp::Kind::kRemove && other.call < center_ret) {
+        removed_before_end = true;
+      }
+    }
+    Rank rank{2, nearest, v};
+    if (v == center.value) {
+      rank = {0, 0, v};
+    } else if (add != nullptr && add->ret != kNoReturn && add->ret < center.call &&
+               !removed_before_end) {
+      rank.tier = 1;
+      rank.key = ops.kind == ContainerKind::kStack   ? -std::int64_t{add->ret}
+                 : ops.kind == ContainerKind::kQueue ? std::int64_t{add->call}
+                                                     : -std::int64_t{v};
+    }
+    ranked.push_back(rank);
+  }
+  count = std::min(count, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(count),
+                    ranked.end());
+  std::vector<std::int32_t> values;
+  for (std::size_t k = 0; k < count; ++k) values.push_back(ranked[k].value);
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+RestrictedDecision decide_restricted_prefix(const ContainerOps& ops,
+                                            const ContainerValueIndex& index,
+                                            const std::vector<std::int32_t>& values,
+                                            const std::vector<std::int32_t>& extra_ops,
+                                            std::int32_t cut, ScratchMemory& scratch) {
+  RestrictedDecision out;
+  if (values.size() > kMaxRestrictedValues) return out;
+  auto pending_at_cut = [&](const ContainerOp& op) {
+    return op.call < cut && (op.ret == kNoReturn || op.ret >= cut);
+  };
+  // The restriction, with value ids renumbered in the same order (priorities stay ordered) and
+  // origin[k] the op of `ops` behind its op k.
+  ContainerOps restricted;
+  restricted.kind = ops.kind;
+  restricted.values = static_cast<std::int32_t>(values.size());
+  restricted.events = ops.events;
+  std::vector<std::int32_t> origin;
+  auto keep = [&](std::int32_t i, std::int32_t value) {
+    ContainerOp op = ops.ops[static_cast<std::size_t>(i)];
+    op.value = value;
+    restricted.ops.push_back(op);
+    origin.push_back(i);
+  };
+  for (std::size_t id = 0; id < values.size(); ++id) {
+    const auto v = static_cast<std::size_t>(values[id]);
+    for (auto k = static_cast<std::size_t>(index.begin[v]);
+         k < static_cast<std::size_t>(index.begin[v + 1]); ++k) {
+      const std::int32_t i = index.ops[k];
+      if (ops.ops[static_cast<std::size_t>(i)].call < cut) keep(i, static_cast<std::int32_t>(id));
+    }
+  }
+  for (std::int32_t i : extra_ops) {
+    const ContainerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (op.value == kEmptyValue && op.kind != ContainerOp::Kind::kAdd && op.ret != kNoReturn &&
+        op.ret < cut) {
+      keep(i, kEmptyValue);
+    }
+  }
+  // The earliest-called pending removals, one per value: a pending removal of one of `values` is
+  // in the restriction already; one of another value (or none yet) joins it.
+  std::vector<std::int32_t> chosen;  // ops of `restricted`
+  // Whether a chosen removal recorded a value outside `values`: in the whole prefix its natural
+  // completion, so none is tried first for it.
+  std::vector<std::uint8_t> took_other;
+  std::vector<ForcedRemoval> forced;
+  // Removals before the first one whose response is at or beyond the cut are all completed.
+  const auto first_pending = static_cast<std::size_t>(
+      std::lower_bound(index.latest_return.begin(), index.latest_return.end(), cut) -
+      index.latest_return.begin());
+  for (std::size_t r = first_pending; r < index.removals.size(); ++r) {
+    const std::int32_t i = index.removals[r];
+    const ContainerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (op.call >= cut || chosen.size() == values.size()) break;
+    if (!pending_at_cut(op)) continue;
+    const auto at = std::find(origin.begin(), origin.end(), i);
+    if (at != origin.end()) {
+      chosen.push_back(static_cast<std::int32_t>(at - origin.begin()));
+      took_other.push_back(0);
+    } else {
+      keep(i, kEmptyValue);
+      restricted.ops.back().ret = kNoReturn;
+      chosen.push_back(static_cast<std::int32_t>(restricted.ops.size() - 1));
+      took_other.push_back(op.value != kEmptyValue ? 1 : 0);
+    }
+  }
+  // Every other pending removal of the restriction takes no effect.
+  for (std::size_t k = 0; k < restricted.ops.size(); ++k) {
+    const ContainerOp& op = restricted.ops[k];
+    const auto index_k = static_cast<std::int32_t>(k);
+    if (op.kind == ContainerOp::Kind::kRemove && pending_at_cut(op) &&
+        std::find(chosen.begin(), chosen.end(), index_k) == chosen.end()) {
+      forced.push_back({index_k, kEmptyValue});
+    }
+  }
+  const std::size_t fixed = forced.size();
+  for (std::int32_t k : chosen) forced.push_back({k, kEmptyValue});
+  // Depth-first over the chosen removals: the value recorded first, then the others not yet
+  // taken, then none (none first for one that recorded a value outside `values`). Any order is
+  // exact; this one makes the first linearizable completion the likeliest to work on the whole
+  // prefix too, where pending removals did take the values they recorded.
+  std::vector<std::uint8_t> taken(values.size(), 0);
+  bool found = false;
+  const std::function<void(std::size_t)> assign = [&](std::size_t depth) {
+    if (found) return;
+    if (depth == chosen.size()) {
+      Reduction reduction;
+      if (decide(restricted, cut, Approximation::kUnderRecorded, &scratch, reduction, &forced) ==
+          Decision::kLinearizable) {
+        found = true;
+      }
+      return;
+    }
+    ForcedRemoval& f = forced[fixed + depth];
+    const std::int32_t recorded = restricted.ops[static_cast<std::size_t>(f.op)].value;
+    auto try_value = [&](std::int32_t v) {
+      if (found || taken[static_cast<std::size_t>(v)]) return;
+      taken[static_cast<std::size_t>(v)] = 1;
+      f.value = v;
+      assign(depth + 1);
+      taken[static_cast<std::size_t>(v)] = 0;
+    };
+    auto try_none = [&] {
+      if (found) return;
+      f.value = kEmptyValue;
+      assign(depth + 1);
+    };
+    if (took_other[depth]) try_none();
+    if (recorded != kEmptyValue) try_value(recorded);
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      if (static_cast<std::int32_t>(v) != recorded) try_value(static_cast<std::int32_t>(v));
+    }
+    if (!took_other[depth]) try_none();
+  };
+  assign(0);
+  if (!found) {
+    out.decision = Decision::kViolation;
+    return out;
+  }
+  out.decision = Decision::kLinearizable;
+  for (const ForcedRemoval& f : forced) {
+    if (f.value == kEmptyValue) continue;
+    out.forced.push_back(
+        {origin[static_cast<std::size_t>(f.op)], values[static_cast<std::size_t>(f.value)]});
+  }
+  return out;
 }
 
 }  // namespace linfault::detect::internal

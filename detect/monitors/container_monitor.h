@@ -75,9 +75,78 @@ struct PrefixDecision {
 };
 
 // Decides history.prefix(cut), with working arrays from `scratch` (reuse one across the prefixes
-// of a history). kUncertain: the prefix has pending removals and no approximation decides it.
+// of a history). kUncertain: the prefix has pending removals and no approximation decides it;
+// `evidence` then comes from the under-approximation's violation (a hint for choosing values).
 PrefixDecision decide_container_prefix(const ContainerOps& ops, std::int32_t cut,
                                        ScratchMemory& scratch);
+
+// Exact decisions around pending removals (used by monitor.cc to find the shortest violating
+// prefix without the search).
+//
+// A completion of prefix(cut) chooses for each pending removal either a value, which it removes
+// at some moment after its call, or nothing. Two facts make a small case split exact:
+//   - dropping every operation on a value, a pending operation, a peek or an op that returned
+//     empty keeps a linearization legal, so if such a sub-history of prefix(cut) is not
+//     linearizable, neither is prefix(cut);
+//   - all pending removals respond after the cut, so an earlier-called one can do whatever a
+//     later-called one can: a sub-history on s values needs only its s earliest-called pending
+//     removals, each given one of the s values or nothing.
+
+// A pending removal of prefix(cut) forced to remove `value` (kEmptyValue: to take no effect).
+struct ForcedRemoval {
+  std::int32_t op;
+  std::int32_t value;
+};
+
+// Decides one completion of prefix(cut): the `forced` pending removals as given, the others with
+// the result they recorded when that fits (as the second under-approximation does), else none. A
+// forced value that is not available (never added in the prefix, or removed by another op) counts
+// as none. kLinearizable is exact (the prefix is linearizable); kViolation speaks only for this
+// completion.
+PrefixDecision decide_completion(const ContainerOps& ops, std::int32_t cut,
+                                 const std::vector<ForcedRemoval>& forced, ScratchMemory& scratch);
+
+// A cheap certificate, by counting: an op that returned empty at some moment of its interval
+// needs every value certainly present then (added before its call and not removed by a completed
+// op of the prefix) removed before it, each by its own pending removal called before its
+// response. When such values outnumber those pending removals, prefix(cut) is not linearizable
+// (returned, with the op's response as evidence); otherwise kUncertain. O(n log n).
+PrefixDecision empties_outnumbered(const ContainerOps& ops, std::int32_t cut);
+
+// Per value its operations, and every removal by call: built once per history, O(n log n).
+struct ContainerValueIndex {
+  std::vector<std::int32_t> begin;     // value v's ops are ops[begin[v] .. begin[v + 1])
+  std::vector<std::int32_t> ops;       // op indices, grouped by value
+  std::vector<std::int32_t> removals;  // every removal op, by call
+  // latest_return[k]: the latest response among removals[0..k] (INT32_MAX for a pending one), so
+  // that the earliest removal pending at a cut is found by a binary search.
+  std::vector<std::int32_t> latest_return;
+};
+ContainerValueIndex index_container_values(const ContainerOps& ops);
+
+// Up to `count` values (sorted ids) around operation `op`: its own value first, then the values
+// whose operations come nearest to op's interval (in events), the ones a violation shown by op
+// most likely involves.
+std::vector<std::int32_t> values_near(const ContainerOps& ops, const ContainerValueIndex& index,
+                                      std::int32_t op, std::size_t count);
+
+struct RestrictedDecision {
+  // kViolation: prefix(cut) is certainly not linearizable. kLinearizable: its restriction is
+  // linearizable (nothing certain about prefix(cut)) by the completion `forced` (op indices of
+  // `ops`), worth trying on the whole prefix with decide_completion.
+  Decision decision = Decision::kUncertain;
+  std::vector<ForcedRemoval> forced;
+};
+
+// Decides the restriction of prefix(cut) to `values` (sorted ids, at most kMaxRestrictedValues)
+// and `extra_ops` (complete operations that returned empty, kept as they are) exactly, by the
+// case split above.
+inline constexpr std::size_t kMaxRestrictedValues = 5;
+RestrictedDecision decide_restricted_prefix(const ContainerOps& ops,
+                                            const ContainerValueIndex& index,
+                                            const std::vector<std::int32_t>& values,
+                                            const std::vector<std::int32_t>& extra_ops,
+                                            std::int32_t cut, ScratchMemory& scratch);
 
 }  // namespace linfault::detect::internal
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <span>
 #include <variant>
 
@@ -36,13 +37,66 @@ constexpr std::int32_t kSearchWindowEvents = 60000;
 constexpr int kDetours = 2;
 constexpr int kUndecidedCuts = 4;
 
-// Decides history.prefix(cut) exactly: by the monitor when it can, else by the search within
-// the remaining time budget. Returns kUncertain only when the search hit a limit.
-PrefixDecision exact_prefix(const std::function<PrefixDecision(std::int32_t)>& monitor,
-                            std::string_view model, const history::History& history,
+// What the shortest-prefix search of a container history works with.
+struct ContainerContext {
+  const internal::ContainerOps& ops;
+  const internal::ContainerValueIndex& index;
+  const history::History& history;
+  internal::ScratchMemory& scratch;
+};
+
+// The restriction's sizes tried around a piece of evidence, smallest first.
+constexpr std::size_t kRestrictionSizes[] = {2, 3, 4, internal::kMaxRestrictedValues};
+
+// The values, and the empty-returning op, a restriction around the op responding or called at
+// event `evidence` keeps.
+struct Neighbourhood {
+  std::vector<std::int32_t> values;
+  std::vector<std::int32_t> extra_ops;
+};
+Neighbourhood neighbourhood(const ContainerContext& c, std::int32_t evidence, std::size_t size) {
+  const auto op =
+      static_cast<std::int32_t>(c.history.events()[static_cast<std::size_t>(evidence)].op);
+  Neighbourhood n{internal::values_near(c.ops, c.index, op, size), {}};
+  if (c.ops.ops[static_cast<std::size_t>(op)].value == internal::kEmptyValue)
+    n.extra_ops.push_back(op);
+  return n;
+}
+
+// Decides prefix(cut) through a restriction to `n`: kViolation is certain, kLinearizable when a
+// completion suggested by the restriction makes the whole prefix linearizable, else kUncertain.
+PrefixDecision decide_through(const ContainerContext& c, const Neighbourhood& n, std::int32_t cut) {
+  if (n.values.empty()) return {Decision::kUncertain, ""};
+  const internal::RestrictedDecision r =
+      internal::decide_restricted_prefix(c.ops, c.index, n.values, n.extra_ops, cut, c.scratch);
+  if (r.decision == Decision::kViolation) return {Decision::kViolation, ""};
+  if (r.decision == Decision::kLinearizable &&
+      internal::decide_completion(c.ops, cut, r.forced, c.scratch).decision ==
+          Decision::kLinearizable) {
+    return {Decision::kLinearizable, ""};
+  }
+  return {Decision::kUncertain, ""};
+}
+
+// Decides history.prefix(cut) exactly: by the monitor when it can, then by case splits over the
+// pending removals on restrictions around the under-approximation's evidence, else by the search
+// within the remaining time budget. Returns kUncertain only when the search hit a limit.
+PrefixDecision exact_prefix(const ContainerContext& c, std::string_view model,
                             const CheckOptions& options, double& seconds_left, std::int32_t cut) {
-  PrefixDecision d = monitor(cut);
+  const history::History& history = c.history;
+  PrefixDecision d = internal::decide_container_prefix(c.ops, cut, c.scratch);
   if (d.decision == Decision::kLinearizable || d.decision == Decision::kViolation) return d;
+  if (d.decision == Decision::kUncertain) {
+    const PrefixDecision counted = internal::empties_outnumbered(c.ops, cut);
+    if (counted.decision == Decision::kViolation) return counted;
+  }
+  if (d.decision == Decision::kUncertain && d.evidence >= 0) {
+    for (std::size_t size : kRestrictionSizes) {
+      const PrefixDecision local = decide_through(c, neighbourhood(c, d.evidence, size), cut);
+      if (local.decision == Decision::kViolation) return {Decision::kViolation, "", d.evidence};
+      if (local.decision == Decision::kLinearizable) return local;
+    }
+  }
   if (cut > kSearchWindowEvents) {
     return {Decision::kUncertain, "pending removals the monitor cannot place, in a prefix of " +
                                       std::to_string(cut) + " events (too long for the search)"};
@@ -63,12 +117,13 @@ PrefixDecision exact_prefix(const std::function<PrefixDecision(std::int32_t)>& m
 
 // The monitor verdict for a prefix-decidable model: decide the whole history, then binary-search
 // the shortest non-linearizable prefix.
-MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t)>& monitor,
-                                 std::string_view model, const history::History& history,
-                                 const CheckOptions& options, Verdict verdict) {
+MonitorResult decide_by_prefixes(const internal::ContainerOps& ops, std::string_view model,
+                                 const history::History& history, const CheckOptions& options,
+                                 Verdict verdict) {
   const auto events = static_cast<std::int32_t>(history.events().size());
   const auto start = std::chrono::steady_clock::now();
-  PrefixDecision whole = monitor(events);
+  internal::ScratchMemory scratch;
+  PrefixDecision whole = internal::decide_container_prefix(ops, events, scratch);
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
@@ -85,17 +140,64 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
     verdict.result = Result::kLinearizable;
     return {verdict, ""};
   }
-  // prefix(lo) is linearizable, prefix(hi) is not. A violation usually shows at the event the
-  // monitor names as its evidence, so that cut is probed first, then cuts galloping down from
-  // it (1, 2, 4, ... events below), and a plain binary search takes over after the first
-  // linearizable probe. Every probe is exact, so the answer is the same as a binary search's.
+  const internal::ContainerValueIndex index = internal::index_container_values(ops);
+  const ContainerContext context{ops, index, history, scratch};
+  // prefix(lo) is linearizable, prefix(hi) is not.
   std::int32_t lo = 0, hi = events;
   std::int32_t hint = whole.evidence;
-  std::int32_t step = 0;  // > 0 while galloping down
   int undecided = 0;
   std::string limit;
   double seconds_left =
       options.timeout_seconds > 0 ? options.timeout_seconds : kDefaultSearchSeconds;
+  // The violation is usually local: a few values around the evidence. The first restriction to
+  // them that is not linearizable certifies every prefix it fails on, and its own shortest
+  // violating prefix (a binary search over cheap decisions: the restriction's verdict is
+  // monotone in the cut like any history's) is the likely answer, which one exact decision of
+  // the prefix one event shorter confirms.
+  if (hint >= 0) {
+    // The counting certificate at the evidence comes first: it is cheap.
+    if (hint + 1 < hi &&
+        internal::empties_outnumbered(ops, hint + 1).decision == Decision::kViolation) {
+      hi = hint + 1;
+    }
+    std::optional<Neighbourhood> failing;  // the restriction that is not linearizable
+    for (std::size_t size : kRestrictionSizes) {
+      Neighbourhood n = neighbourhood(context, hint, size);
+      auto restricted_fails = [&](std::int32_t cut) {
+        return !n.values.empty() &&
+               internal::decide_restricted_prefix(ops, index, n.values, n.extra_ops, cut, scratch)
+                       .decision == Decision::kViolation;
+      };
+      if (!restricted_fails(hi)) continue;
+      std::int32_t below = lo;  // the restriction is linearizable here (or undecided)
+      while (hi - below > 1) {
+        const std::int32_t mid = below + (hi - below) / 2;
+        (restricted_fails(mid) ? hi : below) = mid;
+      }
+      failing = std::move(n);
+      break;
+    }
+    if (hi < events && hi - lo > 1) {
+      // The restriction around the evidence usually also names the completion that makes the
+      // prefix one event shorter linearizable (the op at the evidence, pending there, taking the
+      // value it should have).
+      PrefixDecision d = decide_through(
+          context, failing ? *failing : neighbourhood(context, hint, kRestrictionSizes[0]), hi - 1);
+      if (d.decision != Decision::kLinearizable) {
+        d = exact_prefix(context, model, options, seconds_left, hi - 1);
+      }
+      if (d.decision == Decision::kLinearizable) {
+        lo = hi - 1;
+      } else if (d.decision == Decision::kViolation) {
+        hi = hi - 1;
+        hint = d.evidence;
+      }
+    }
+  }
+  // Then, if still needed, the cut at the evidence is probed first, then cuts galloping down from
+  // it (1, 2, 4, ... events below), and a plain binary search takes over after the first
+  // linearizable probe. Every probe is exact, so the answer is the same as a binary search's.
+  std::int32_t step = 0;  // > 0 while galloping down
   while (hi - lo > 1) {
     if (seconds_since(refine_start) > refine_seconds) {
       limit = "its time budget of " + std::to_string(refine_seconds) + " s is used up";
@@ -105,7 +207,7 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
     std::int32_t cut = at_hint    ? hint + 1
                        : step > 0 ? std::max(lo + (hi - lo) / 2, hi - step)
                                   : lo + (hi - lo) / 2;
-    PrefixDecision d = exact_prefix(monitor, model, history, options, seconds_left, cut);
+    PrefixDecision d = exact_prefix(context, model, options, seconds_left, cut);
     if (d.decision == Decision::kUncertain && ++undecided > kUndecidedCuts) {
       limit = d.reason;
       break;
@@ -119,7 +221,7 @@ MonitorResult decide_by_prefixes(const std::function<PrefixDecision(std::int32_t
     for (int detour = 1; d.decision == Decision::kUncertain && detour <= kDetours; ++detour) {
       const std::int32_t next = detour % 2 == 1 ? cut - (detour + 1) / 2 : cut + detour / 2;
       if (next <= lo || next >= hi) continue;
-      PrefixDecision nd = exact_prefix(monitor, model, history, options, seconds_left, next);
+      PrefixDecision nd = exact_prefix(context, model, options, seconds_left, next);
       if (nd.decision == Decision::kUncertain) ++undecided;
       if (nd.decision != Decision::kUncertain) {
         cut = next;
@@ -312,10 +414,7 @@ MonitorResult run_monitor(std::string_view model, const history::History& histor
     auto compiled = internal::compile_container_ops(*kind, history);
     if (auto* why = std::get_if<std::string>(&compiled)) return {std::nullopt, *why};
     const auto& ops = std::get<internal::ContainerOps>(compiled);
-    internal::ScratchMemory scratch;
-    result = decide_by_prefixes(
-        [&](std::int32_t cut) { return internal::decide_container_prefix(ops, cut, scratch); },
-        model, history, options, verdict);
+    result = decide_by_prefixes(ops, model, history, options, verdict);
   } else if (model == "set") {
     auto compiled = internal::compile_set_ops(history);
     if (auto* why = std::get_if<std::string>(&compiled)) return {std::nullopt, *why};

@@ -13,11 +13,18 @@
 // Verdicts are exact, with the same meaning as the search's: for a violation, prefix_events is
 // the length of the shortest non-linearizable prefix (history.prefix(n), in which ops responding
 // beyond the cut are pending) and culprit the op responding at its last event. Sets find it value
-// by value (a binary search over each violating value's own responses). Containers binary-search
-// the cuts, starting at the event the monitor names as its evidence and galloping down from it;
-// each prefix is decided by the monitor (with under- and over-approximations of its pending
-// removals) and, when those disagree, on a neighbouring cut, or by the search if the prefix has
-// at most 60,000 events. The searches share a time budget (options.timeout_seconds, or 2 s when
+// by value (a binary search over each violating value's own responses). Containers first look
+// near the event the monitor names as its evidence: a counting certificate (values certainly
+// present outnumber the pending removals that could empty the container for an empty result) and
+// restrictions of the history to 2-5 values around it, each decided exactly by a case split over
+// its pending removals (container_monitor.h), certify violating prefixes cheaply; a binary
+// search over the restriction's own cuts gives the likely answer, which one exact decision of the
+// prefix one event shorter confirms. Otherwise (or when that decision is a violation) they
+// binary-search the cuts, galloping down from the evidence; each prefix is decided by the monitor
+// (with under- and over-approximations of its pending removals) and, when those disagree, by the
+// counting certificate, by restrictions around the under-approximation's evidence, on a
+// neighbouring cut, or by the search if the prefix has at most 60,000 events. The searches share
+// a time budget (options.timeout_seconds, or 2 s when
 // it is 0) and a memory limit (1 GiB when unset); the whole refinement gets
 // options.timeout_seconds too, or when it is 0 twice as long as deciding the whole history took
 // (at least 2 s). When no exact answer is found the violation stands but prefix_exact is false,
