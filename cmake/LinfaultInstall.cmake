@@ -52,6 +52,6 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "Turns a concurrency bug in a concurrent data structure into a tiny, replayable test case")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "linfault developers")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libboost-context-dev, libboost-dev, nlohmann-json3-dev, libcli11-dev, libgtest-dev, libclang-cpp14")
+  "libboost-context-dev, libboost-dev, nlohmann-json3-dev, libsimdjson-dev, libcli11-dev, libgtest-dev, libclang-cpp14")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 include(CPack)

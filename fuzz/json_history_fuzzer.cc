@@ -2,11 +2,11 @@
 //
 // The input is read with history::read_json_history(); it must be accepted or rejected with an
 // InputError. An accepted history must come back unchanged through linfault's JSON writer and
-// reader. The one-pass reader and the DOM-based reference (history/json_history_build.h) must
-// agree: when the one-pass reader does not decline, both give the same History (source lines and
-// model included) or the same error. Seeds: fuzz/corpus/json_history/. Run:
-// build-fuzz/fuzz/json_history_fuzzer fuzz/corpus/json_history (scripts/fuzz.sh runs every
-// harness).
+// reader. The fast reader (simdjson On-Demand) and the DOM-based reference
+// (history/json_history_build.h) must agree: when the fast reader does not decline, both give the
+// same History (source lines and model included) or the same error. Seeds:
+// fuzz/corpus/json_history/. Run: build-fuzz/fuzz/json_history_fuzzer fuzz/corpus/json_history
+// (scripts/fuzz.sh runs every harness).
 
 #include <optional>
 #include <string>
@@ -36,19 +36,19 @@ void require_readers_agree(std::string_view text) {
     reference_error = e.what();
   }
   linfault::fuzz::require(fast.has_value() == reference.has_value(),
-                          "the one-pass JSON reader and the reference disagree on acceptance");
+                          "the fast JSON reader and the reference disagree on acceptance");
   if (!fast) {
     linfault::fuzz::require(fast_error == reference_error,
-                            "the one-pass JSON reader and the reference give different errors");
+                            "the fast JSON reader and the reference give different errors");
     return;
   }
   linfault::fuzz::require(fast->history == reference->history && fast->model == reference->model,
-                          "the one-pass JSON reader and the reference read different histories");
+                          "the fast JSON reader and the reference read different histories");
   for (std::size_t i = 0; i < fast->history.size(); ++i) {
     const auto& a = fast->history.operations()[i].source;
     const auto& b = reference->history.operations()[i].source;
     linfault::fuzz::require(a.call_line == b.call_line && a.return_line == b.return_line,
-                            "the one-pass JSON reader and the reference give different lines");
+                            "the fast JSON reader and the reference give different lines");
   }
 }
 

@@ -1,8 +1,8 @@
 // Internal pieces of the JSON history reader shared by its two implementations: the DOM-based
-// reference (history_from_json, json_format.cc) and the one-pass reader of the common documents
-// (json_history_reader.cc). Both turn the document's operations into ParsedOperations and hand
-// them to build_history, which orders the events and builds the History, so they cannot differ
-// in that half.
+// reference (history_from_json, json_format.cc) and the fast reader of the common documents on
+// simdjson's On-Demand API (json_history_reader.cc). Both turn the document's operations into
+// ParsedOperations and hand them to build_history, which orders the events and builds the History,
+// so they cannot differ in that half.
 //
 // Thread-safety: pure functions.
 //
@@ -43,10 +43,11 @@ struct ParsedOperation {
 // builds the History; a pending operation stays open until its process calls again.
 History build_history(std::vector<ParsedOperation> ops, const std::string& origin);
 
-// The one-pass reader: the loaded history, or nullopt when the document is not in the subset it
-// reads (escapes or non-ASCII bytes in strings, numbers that are not int64 integers, values nested
-// deeper than 64, an object's key repeated or unknown) or is wrong in any way: the reference
-// reader then reads it, or gives the error. Errors of build_history propagate as they are.
+// The fast reader: the loaded history, or nullopt when the document is not in the subset it reads
+// (escapes or control characters in strings or keys, numbers that are not int64 integers, values
+// nested deeper than 64, an object's key repeated or unknown, a byte-order mark) or is wrong in any
+// way: the reference reader then reads it, or gives the error. UTF-8 text is read (simdjson
+// validates it). Errors of build_history propagate as they are.
 std::optional<LoadedHistory> read_json_history_fast(std::string_view text,
                                                     const std::string& origin);
 

@@ -26,12 +26,13 @@
 
 namespace linfault::history {
 
-// Reads the common documents (what linfault writes, and any JSON of the same plain subset) in one
-// pass over the text; anything else goes through read_json_history_reference, so that both accept
-// the same documents, give the same History (source lines included) and the same errors.
+// Reads the common documents (what linfault writes, and any JSON of the same plain subset) with
+// simdjson's On-Demand parser, without a DOM; anything else goes through
+// read_json_history_reference, so that both accept the same documents, give the same History
+// (source lines included) and the same errors.
 LoadedHistory read_json_history(std::string_view text, const std::string& origin);
-// The DOM-based reader (parse_json_text, then history_from_json): the reference the one-pass
-// reader is tested against.
+// The DOM-based reader (parse_json_text, then history_from_json): the reference the fast reader
+// is tested against.
 LoadedHistory read_json_history_reference(std::string_view text, const std::string& origin);
 LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin);
 LoadedHistory read_edn(std::string_view text, const std::string& origin);

@@ -8,7 +8,7 @@ shift
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(cmake ninja-build g++ libboost-dev libboost-context-dev libboost-graph-dev
-  nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
