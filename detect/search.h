@@ -266,6 +266,13 @@ class Search {
   Search(const M& model, std::vector<SearchOp<Op>> ops, SearchLimits& limits)
       : model_(model), ops_(std::move(ops)), limits_(limits) {}
 
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
+  // A search dropped before its end (an exception in a slice) gives back the memory it reported.
+  ~Search() {
+    if (reported_bytes_ > 0) limits_.should_stop(-static_cast<std::ptrdiff_t>(reported_bytes_));
+  }
+
   std::optional<SearchResult> advance(std::uint64_t steps);
   SearchResult run() { return *advance(std::numeric_limits<std::uint64_t>::max()); }
 

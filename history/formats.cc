@@ -82,20 +82,23 @@ std::size_t skip_edn_blanks(std::string_view text, std::size_t pos) {
 // Whether the text at `pos` starts an EDN operation: a map whose first key is a keyword
 // (`{:process`), a tagged map (`#jepsen.history.Op{`), or a discarded value (`#_`).
 bool starts_edn_operation(std::string_view text, std::size_t pos) {
-  if (pos >= text.size()) return false;
-  if (text[pos] == '{') {
-    const std::size_t key = skip_edn_blanks(text, pos + 1);
-    return key < text.size() && (text[key] == ':' || text[key] == '}');
+  // A loop over tags, not a recursion: a file may hold any number of them in a row.
+  while (pos < text.size()) {
+    if (text[pos] == '{') {
+      const std::size_t key = skip_edn_blanks(text, pos + 1);
+      return key < text.size() && (text[key] == ':' || text[key] == '}');
+    }
+    if (text[pos] != '#' || pos + 1 >= text.size()) return false;
+    if (text[pos + 1] == '_') return true;
+    if (!std::isalpha(static_cast<unsigned char>(text[pos + 1]))) return false;
+    std::size_t end = pos + 1;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+           text[end] != '{') {
+      ++end;
+    }
+    pos = skip_edn_blanks(text, end);
   }
-  if (text[pos] != '#' || pos + 1 >= text.size()) return false;
-  if (text[pos + 1] == '_') return true;
-  if (!std::isalpha(static_cast<unsigned char>(text[pos + 1]))) return false;
-  std::size_t end = pos + 1;
-  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
-         text[end] != '{') {
-    ++end;
-  }
-  return starts_edn_operation(text, skip_edn_blanks(text, end));
+  return false;
 }
 
 // EDN histories: operations, bare or in a top-level vector or list (possibly empty), after
@@ -109,6 +112,7 @@ bool looks_like_edn(std::string_view text) {
   }
   return starts_edn_operation(text, pos);
 }
+
 [[noreturn]] void throw_open_error(const std::string& path, int error_number) {
   throw OpenError(path, 0, std::string("cannot open: ") + std::strerror(error_number));
 }

@@ -59,6 +59,26 @@ TEST(FormatsTest, DetectsEveryShapeOfEdn) {
   EXPECT_THROW(detect_format("; only a comment\n", "x"), InputError);
 }
 
+// A run of `#word` tags is walked in a loop: a file of 200,000 of them must not exhaust the
+// stack (it did when each tag recursed, in sanitizer builds).
+TEST(FormatsTest, LongRunsOfTagsAreRecognizedWithoutRecursion) {
+  std::string text = "#stack\n";
+  for (int i = 0; i < 200000; ++i) text += "#comment ";
+  EXPECT_EQ(detect_format(text, "tags"), Format::kFastlin);
+  std::string edn;
+  for (int i = 0; i < 200000; ++i) edn += "#a.b ";
+  edn += "{:process 0, :type :invoke, :f :read, :value nil}";
+  EXPECT_EQ(detect_format(edn, "tags"), Format::kEdn);
+}
+
+// Blank actions count for nothing: a snapshot of one scan and many empty lines reads as one op.
+TEST(FormatsTest, SnapshotBlankLinesAreSkippedCheaply) {
+  std::string text = "startScan!1";
+  text.append(1'000'000, '\n');
+  const LoadedHistory loaded = load_history_text(text, "blank", Format::kSnapshot);
+  EXPECT_EQ(loaded.history.size(), 1u);
+}
+
 TEST(FormatsTest, UnrecognizableInputIsAClearError) {
   EXPECT_THROW(detect_format("", "x"), InputError);
   EXPECT_THROW(detect_format(" \n\n", "x"), InputError);

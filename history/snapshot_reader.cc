@@ -25,9 +25,9 @@ struct OpenCall {
 
 LoadedHistory read_snapshot(std::string_view text, const std::string& origin) {
   HistoryBuilder builder(origin);
-  // Two actions an operation; the count is an upper bound (blank actions count too).
-  const auto actions = static_cast<std::size_t>(std::count(text.begin(), text.end(), ';') +
-                                                std::count(text.begin(), text.end(), '\n') + 1);
+  // Two actions an operation; every action names itself with a `!`, so this bounds the actions
+  // without counting blank ones (a file of empty lines must not reserve memory per line).
+  const auto actions = static_cast<std::size_t>(std::count(text.begin(), text.end(), '!') + 1);
   builder.reserve(actions / 2 + 1, actions);
   std::unordered_map<ProcessId, OpenCall> open;
   std::uint32_t line = 1;

@@ -351,6 +351,7 @@ TEST(MultiRegisterModel, MalformedTransactionsAreModelErrors) {
       {op("txn", {txn({Value::List{":w", ":x"}})}), "a write needs a value"},
       {op("txn", {txn({micro(":r", ":x")})}, txn({})), "is not its micro-operations"},
       {op("txn", {txn({micro(":r", ":x")})}, txn({micro(":r", ":y", 1)})), "does not answer"},
+      {op("txn", {txn({micro(":w", ":x", 2)})}, txn({micro(":w", ":x", 3)})), "does not answer"},
   };
   for (const auto& [o, expected] : cases) {
     EXPECT_NE(compile_error(m, o).find(expected), std::string::npos)

@@ -76,7 +76,10 @@ Compiled<MultiRegisterModel::Op> MultiRegisterModel::compile(
         const bool same_shape = result.is_list() && result.as_list().size() >= 2 &&
                                 result.as_list().size() <= 3 && result.as_list()[0] == parts[0] &&
                                 result.as_list()[1] == parts[1];
-        if (!same_shape) {
+        // A write's answer, when it repeats the value, must repeat the value written.
+        const bool same_write = kind != MicroKind::kWrite || !same_shape ||
+                                result.as_list().size() < 3 || result.as_list()[2] == parts[2];
+        if (!same_shape || !same_write) {
           op.fail("txn result " + result.to_string() + " does not answer " + where +
                   micro.to_string());
         }

@@ -161,7 +161,10 @@ MonitorResult decide_by_prefixes(const internal::ContainerOps& ops, std::string_
       hi = hint + 1;
     }
     std::optional<Neighbourhood> failing;  // the restriction that is not linearizable
+    // Both loops stop at the refinement's time budget; every `hi` they set is certified.
+    const auto out_of_time = [&] { return seconds_since(refine_start) > refine_seconds; };
     for (std::size_t size : kRestrictionSizes) {
+      if (out_of_time()) break;
       Neighbourhood n = neighbourhood(context, hint, size);
       auto restricted_fails = [&](std::int32_t cut) {
         return !n.values.empty() &&
@@ -170,7 +173,7 @@ MonitorResult decide_by_prefixes(const internal::ContainerOps& ops, std::string_
       };
       if (!restricted_fails(hi)) continue;
       std::int32_t below = lo;  // the restriction is linearizable here (or undecided)
-      while (hi - below > 1) {
+      while (hi - below > 1 && !out_of_time()) {
         const std::int32_t mid = below + (hi - below) / 2;
         (restricted_fails(mid) ? hi : below) = mid;
       }
