@@ -199,7 +199,7 @@ TEST(Checker, SearchInSlicesEndsAsOneRun) {
     for (const std::uint64_t seed : {1, 2, 3}) {
       spec::GeneratorOptions g;
       g.model = "queue";
-      g.operations = 80;
+      g.operations = 40;
       g.threads = 4;
       g.pending_fraction = 0.3;
       g.violation = violation;
