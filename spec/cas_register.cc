@@ -5,9 +5,7 @@ namespace linfault::spec {
 CasRegisterModel::CasRegisterModel(ModelParams& params) : CasRegisterModel() {
   if (std::optional<history::Value> init = params.take("init")) {
     initial_ = values_->intern(*init);
-    ModelParams named;
-    named.add("init", *init);
-    name_ = ModelSpec{"cas-register", named}.canonical();
+    name_ = canonical_spec("cas-register", "init", *init);
   }
 }
 

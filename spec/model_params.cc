@@ -230,6 +230,12 @@ std::string ModelSpec::canonical() const {
   return out + ")";
 }
 
+std::string canonical_spec(std::string model, std::string param, history::Value value) {
+  ModelSpec spec{std::move(model), {}};
+  spec.params.add(std::move(param), std::move(value));
+  return spec.canonical();
+}
+
 ModelSpec parse_model_spec(std::string_view text) { return SpecReader(text, "model spec").spec(); }
 
 history::Value parse_param_value(std::string_view text) {

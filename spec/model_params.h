@@ -77,6 +77,10 @@ struct ModelSpec {
   std::string canonical() const;
 };
 
+// The canonical spec of `model` with one parameter, e.g. canonical_spec("register", "init", 0)
+// == "register(init=0)": the name a model constructed with that parameter reports.
+std::string canonical_spec(std::string model, std::string param, history::Value value);
+
 // Throws ModelSpecError ("bad model spec 'x(': ...") for a spec that does not parse.
 ModelSpec parse_model_spec(std::string_view text);
 

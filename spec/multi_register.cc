@@ -30,9 +30,7 @@ MultiRegisterModel::MultiRegisterModel()
 MultiRegisterModel::MultiRegisterModel(ModelParams& params) : MultiRegisterModel() {
   if (std::optional<history::Value> init = params.take("init")) {
     initial_value_ = values_->intern(*init);
-    ModelParams named;
-    named.add("init", *init);
-    name_ = ModelSpec{"multi-register", named}.canonical();
+    name_ = canonical_spec("multi-register", "init", *init);
   }
 }
 

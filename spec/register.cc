@@ -5,9 +5,7 @@ namespace linfault::spec {
 RegisterModel::RegisterModel(ModelParams& params) : RegisterModel() {
   if (std::optional<history::Value> init = params.take("init")) {
     initial_ = values_->intern(*init);
-    ModelParams named;
-    named.add("init", *init);
-    name_ = ModelSpec{"register", named}.canonical();
+    name_ = canonical_spec("register", "init", *init);
   }
 }
 
