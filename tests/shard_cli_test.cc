@@ -131,7 +131,9 @@ TEST_F(ShardCliTest, MergeRefusesWhatIsNotOneCompleteCampaign) {
     EXPECT_EQ(r.exit_code, 65) << dirs << ": " << r.out << r.err;
     expect_one_line_error(r, (dir_ / file).string(), fragment);
     // Nothing half-merged is left behind: the merge can run again into the same directory.
-    if (fs::exists(out)) EXPECT_TRUE(fs::is_empty(out)) << out;
+    if (fs::exists(out)) {
+      EXPECT_TRUE(fs::is_empty(out)) << out;
+    }
   };
   merge_error(s0, "s0/summary.json", "missing (1)");
   merge_error(s0 + " " + s0, "s0/summary.json", "again");
