@@ -94,7 +94,7 @@ std::string location(const SourceLocation& where) {
 
 }  // namespace
 
-class Executor::Impl final : public ExecutionContext {
+class Executor::Impl final : public ExecutionContext, public RunView {
  public:
   explicit Impl(std::size_t stack_bytes) : allocator_(stack_bytes) {}
   ~Impl() override {
@@ -118,6 +118,7 @@ class Executor::Impl final : public ExecutionContext {
   bool notified(std::uint64_t ticket) override;
   void cancel_waiter(std::uint64_t ticket) override;
   std::uint64_t logical_thread() const override;
+  PendingStep pending(ThreadId thread) const override;
 
  private:
   // kBlocked: waits for a Mutex (woken by its unlock); kWaiting: enabled when *ready holds.
@@ -678,6 +679,16 @@ std::uint64_t Executor::Impl::logical_thread() const {
   return phase_ == Phase::kConcurrent ? running_thread() : std::numeric_limits<ThreadId>::max();
 }
 
+PendingStep Executor::Impl::pending(ThreadId thread) const {
+  PendingStep step;
+  if (thread >= threads_.size()) return step;
+  const Thread& th = threads_[thread];
+  if (th.status != Status::kFinished && th.last) step.access = &*th.last;
+  step.op_index = th.op;
+  step.op_step = th.op_points;
+  return step;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Recording.
 
@@ -761,7 +772,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
 
   object_ = factory();
   if (!object_) throw std::invalid_argument("the object factory returned no object");
-  scheduler.begin(RunInfo{workload.threads.size(), &workload});
+  scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   {
     ScopedContext installed(this);
     if (run_sequential(workload.setup, Phase::kSetup)) {

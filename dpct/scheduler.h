@@ -67,10 +67,32 @@ struct SchedulingPoint {
   bool is_yield() const { return kind == PointKind::kAccess && access.kind == AccessKind::kYield; }
 };
 
+// A thread's next step as the executor knows it, for schedulers that reason about accesses
+// (partial-order reduction, dpct/exhaustive.h).
+struct PendingStep {
+  // The access the thread performs when it is next scheduled: the one it waits at (at kStart,
+  // after a preemption) or the lock or wait it is blocked on. nullptr once it has finished.
+  const Access* access = nullptr;
+  std::size_t op_index = 0;  // its operation (index in its call list)
+  // Scheduling points that operation passed before: 0 means the access starts the operation, so
+  // performing it records the operation's invocation.
+  std::uint32_t op_step = 0;
+};
+
+// Read access to the threads of the execution in progress. Valid from begin() to end().
+class RunView {
+ public:
+  virtual PendingStep pending(ThreadId thread) const = 0;
+
+ protected:
+  ~RunView() = default;
+};
+
 // What an execution is about to run, for begin().
 struct RunInfo {
   std::size_t threads = 0;             // logical threads in the concurrent part
   const Workload* workload = nullptr;  // the calls each thread will make
+  const RunView* view = nullptr;       // the threads' next steps while the run is in progress
 };
 
 struct Schedule;

@@ -11,7 +11,9 @@
 #ifndef LINFAULT_DPCT_TEST_OBJECTS_H_
 #define LINFAULT_DPCT_TEST_OBJECTS_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -185,6 +187,35 @@ class TwoAccesses final : public ObjectUnderTest {
 template <class T, class... Args>
 ObjectFactory factory_of(Args... args) {
   return [=] { return std::make_unique<T>(args...); };
+}
+
+// A history up to what its verdict depends on: each process's operations with their results,
+// and which operation returned before which other was called (the real-time order).
+inline std::string real_time_form(const history::History& h) {
+  std::vector<std::string> ops;
+  std::map<history::OpIndex, std::string> names;
+  std::map<history::ProcessId, int> per_process;
+  for (history::OpIndex i = 0; i < static_cast<history::OpIndex>(h.size()); ++i) {
+    const history::Operation& op = h.op(i);
+    names[i] = "p" + std::to_string(op.process) + "." + std::to_string(per_process[op.process]++);
+    ops.push_back(names[i] + " " + op.to_string());
+  }
+  std::sort(ops.begin(), ops.end());
+  std::string out;
+  for (const std::string& op : ops) out += op + "\n";
+  std::vector<std::string> before;
+  for (history::OpIndex a = 0; a < static_cast<history::OpIndex>(h.size()); ++a) {
+    for (history::OpIndex b = 0; b < static_cast<history::OpIndex>(h.size()); ++b) {
+      const history::Operation& x = h.op(a);
+      const history::Operation& y = h.op(b);
+      if (x.return_event != history::kNoEvent && x.return_event < y.call_event) {
+        before.push_back(names[a] + " < " + names[b]);
+      }
+    }
+  }
+  std::sort(before.begin(), before.end());
+  for (const std::string& pair : before) out += pair + "\n";
+  return out;
 }
 
 // Renders every event of a history in order, fully: equal strings <=> identical histories.

@@ -111,6 +111,11 @@ nlohmann::json minimization_to_json(const TargetMinimization& m, std::string_vie
       {"elapsed_ms", m.elapsed_ms},
       {"timed_out", m.timed_out},
       {"failing_schedule_exhaustive", m.proof.failing_schedule_exhaustive},
+      {"simplest_schedule", m.proof.simplest_schedule},
+      {"schedule_preemptions", m.proof.schedule_preemptions
+                                   ? nlohmann::json(*m.proof.schedule_preemptions)
+                                   : nlohmann::json(nullptr)},
+      {"schedule_context_switches", m.proof.schedule_context_switches},
       {"minimal_exhaustive", m.proof.minimal_exhaustive},
       {"preemption_bound", m.proof.preemption_bound ? nlohmann::json(*m.proof.preemption_bound)
                                                     : nlohmann::json(nullptr)},

@@ -19,6 +19,12 @@
 namespace linfault::minimize {
 namespace {
 
+// The search for the simplest failing schedule: preemption bounds tried, and its time budget.
+constexpr unsigned kSimplestScheduleMaxBound = 4;
+constexpr int kSimplestScheduleSeconds = 5;
+// Shrinking from the starting points after the first: at least this long in all.
+constexpr double kOtherStartsMinSeconds = 0.5;
+
 using Clock = std::chrono::steady_clock;
 using history::Call;
 using history::History;
@@ -185,7 +191,13 @@ class Minimizer {
     for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
   }
 
-  bool out_of_time() const { return Clock::now() >= deadline_; }
+  bool out_of_time() const { return Clock::now() >= limit(); }
+  Clock::time_point deadline() const { return deadline_; }
+  // The end of the current stage, before the deadline: work stops there as at the deadline.
+  void set_stage_end(Clock::time_point end) { stage_end_ = end; }
+  void clear_stage_end() { stage_end_ = Clock::time_point::max(); }
+  bool stage_over() const { return Clock::now() >= stage_end_; }
+  Clock::time_point limit() const { return std::min(deadline_, stage_end_); }
   double elapsed_ms() const {
     return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
   }
@@ -198,6 +210,102 @@ class Minimizer {
     if (run.outcome == dpct::RunOutcome::kCrash) return false;
     return detect::check_history(target_.model, run.history, options_.check).result ==
            detect::Result::kViolation;
+  }
+
+  // The failing schedule of `c` with the fewest preemptions, then the fewest context switches:
+  // all schedules with at most 0, 1, ... `max_bound` preemptions are enumerated (no reduction:
+  // equivalent schedules differ in how simple they read) until one fails; among the failing
+  // ones with that bound, the one with the fewest switches. `proven` when that enumeration was
+  // complete.
+  struct Simplest {
+    dpct::Run run;
+    unsigned preemptions = 0;
+    std::size_t switches = 0;
+    bool proven = false;
+  };
+  std::optional<Simplest> simplest_failing(const Candidate& c, unsigned max_bound,
+                                           Clock::time_point end) {
+    const dpct::Workload workload = c.workload();
+    execution_.max_steps = step_cap(c);
+    for (unsigned bound = 0; bound <= max_bound; ++bound) {
+      dpct::ExhaustiveOptions ex;
+      ex.max_preemptions = bound;
+      ex.max_executions = options_.exhaustive_executions;
+      ex.execution = execution_;
+      std::optional<Simplest> best;
+      bool timed_out = false;
+      const dpct::ExhaustiveResult r = dpct::explore_exhaustively(
+          executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
+            if ((executions_++ & 63) == 63 && Clock::now() >= end) {
+              timed_out = true;
+              return true;
+            }
+            if (!fails(run)) return false;
+            const std::size_t switches = context_switches(run.schedule);
+            if (!best || switches < best->switches) best = Simplest{run, bound, switches, false};
+            return false;
+          });
+      if (best) {
+        best->proven = r.exhausted && !timed_out;
+        return best;
+      }
+      if (timed_out || !r.exhausted) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // One enumeration of a candidate's interleavings (partial-order reduced unless bounded).
+  struct Enumeration {
+    std::optional<dpct::Run> failing;
+    bool exhausted = false;
+    bool timed_out = false;
+    // Whether it answers the check: a failure found, or none in the whole space.
+    bool settles(CheckResult& result, std::optional<unsigned> bound) const {
+      if (failing) {
+        result.failing = failing;
+        result.found_by = "enumeration";
+        return true;
+      }
+      if (exhausted) {
+        result.exhausted = true;
+        result.bound = bound;
+        return true;
+      }
+      return false;
+    }
+  };
+  Enumeration enumerate(const dpct::Workload& workload, std::optional<unsigned> bound,
+                        std::uint64_t budget, double seconds) {
+    dpct::ExhaustiveOptions ex;
+    ex.max_preemptions = bound;
+    ex.max_executions = budget;
+    ex.execution = execution_;
+    const Clock::time_point end =
+        std::min(limit(), Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds)));
+    Enumeration out;
+    dpct::ExhaustiveResult found = dpct::explore_exhaustively(
+        executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
+          if ((executions_++ & 63) == 63 && Clock::now() >= end) {
+            out.timed_out = true;
+            return true;
+          }
+          return fails(run);
+        });
+    if (out.timed_out) return out;
+    out.failing = std::move(found.found);
+    out.exhausted = found.exhausted;
+    return out;
+  }
+
+  // Decisions that ran another thread than the one at the point (the first pick is not one).
+  static std::size_t context_switches(const dpct::Schedule& schedule) {
+    std::size_t switches = 0;
+    for (std::size_t i = 0; i < schedule.points.size() && i < schedule.decisions.size(); ++i) {
+      const dpct::ThreadId at = schedule.points[i].thread;
+      if (at != dpct::kNoThread && at != schedule.decisions[i]) ++switches;
+    }
+    return switches;
   }
 
   dpct::Run execute(const dpct::Workload& workload, dpct::Scheduler& scheduler) {
@@ -244,10 +352,18 @@ class Minimizer {
         return result;
       }
     }
-    // 2. Fresh schedules: PCT / D-PCT of depth 1..3, every fourth a random walk.
+    // 2. A short enumeration first: with partial-order reduction a small candidate's
+    // interleavings are often fewer than the samples below, and then its answer is exact.
+    if (effort.exhaustive_executions != 0) {
+      const std::uint64_t budget =
+          std::min(effort.exhaustive_executions, std::max<std::uint64_t>(2 * effort.sampled, 64));
+      const Enumeration e = enumerate(workload, std::nullopt, budget, effort.enumeration_seconds);
+      if (!e.timed_out && e.settles(result, std::nullopt)) return result;
+    }
+    // 3. Fresh schedules: PCT / D-PCT of depth 1..3, every fourth a random walk.
     const Clock::time_point sampling_end = std::min(
-        deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(effort.sampling_seconds)));
+        limit(), Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(effort.sampling_seconds)));
     std::uint64_t k = 0;
     for (std::uint64_t i = 0; i < effort.sampled; ++i) {
       if ((i & 15) == 15 && Clock::now() >= sampling_end) break;
@@ -275,37 +391,14 @@ class Minimizer {
         return result;
       }
     }
-    // 3. Enumeration: all interleavings, then within the preemption bound.
+    // 4. Enumeration: all interleavings, then within the preemption bound.
     if (effort.exhaustive_executions == 0) return result;
     for (std::optional<unsigned> bound :
          {std::optional<unsigned>(), std::optional<unsigned>(options_.preemption_bound)}) {
-      dpct::ExhaustiveOptions ex;
-      ex.max_preemptions = bound;
-      ex.max_executions = effort.exhaustive_executions;
-      ex.execution = execution_;
-      const Clock::time_point enumeration_end = std::min(
-          deadline_, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(effort.enumeration_seconds)));
-      bool timed_out = false;
-      const dpct::ExhaustiveResult found = dpct::explore_exhaustively(
-          executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
-            if ((executions_++ & 63) == 63 && Clock::now() >= enumeration_end) {
-              timed_out = true;
-              return true;
-            }
-            return fails(run);
-          });
-      if (timed_out) return result;
-      if (found.found) {
-        result.failing = *found.found;
-        result.found_by = "enumeration";
-        return result;
-      }
-      if (found.exhausted) {
-        result.exhausted = true;
-        result.bound = bound;
-        return result;
-      }
+      const Enumeration e =
+          enumerate(workload, bound, effort.exhaustive_executions, effort.enumeration_seconds);
+      if (e.timed_out) return result;
+      if (e.settles(result, bound)) return result;
     }
     return result;
   }
@@ -344,6 +437,7 @@ class Minimizer {
   dpct::RunOutcome failing_outcome_;
   Clock::time_point start_;
   Clock::time_point deadline_;
+  Clock::time_point stage_end_ = Clock::time_point::max();
   dpct::Executor executor_;
   dpct::ExecutionOptions execution_;
   std::set<std::string> methods_;
@@ -407,13 +501,23 @@ class Pipeline {
     choose_ps_stage();
     // Greedy shrinking reaches a 1-minimal test case, not always the smallest: shrink from the
     // other starting points too while time allows, and keep the smallest Pc.
+    // The other starting points rarely give a smaller Pc: they share a budget of twice the
+    // first shrinking's time, at least kOtherStartsMinSeconds.
     std::vector<Start> starts = std::move(starts_);
     Candidate smallest;
     dpct::Run smallest_run;
+    const double shrinking_began_ms = minimizer_.elapsed_ms();
     for (std::size_t i = 0; i < starts.size(); ++i) {
-      if (i > 0 && (smallest.pc_ops() <= 2 ||
+      if (i > 0 && (smallest.pc_ops() <= 2 || minimizer_.stage_over() ||
                     minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3)) {
         break;
+      }
+      if (i == 1) {
+        const double first_ms = minimizer_.elapsed_ms() - shrinking_began_ms;
+        minimizer_.set_stage_end(
+            Clock::now() +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                std::max(kOtherStartsMinSeconds, 2 * first_ms / 1000))));
       }
       best_ = std::move(starts[i].candidate);
       best_run_ = std::move(starts[i].run);
@@ -425,6 +529,8 @@ class Pipeline {
         smallest_run = best_run_;
       }
     }
+    if (minimizer_.stage_over()) progress("other starting points: their time is used up");
+    minimizer_.clear_stage_end();
     best_ = std::move(smallest);
     best_run_ = std::move(smallest_run);
     minimizer_.set_reference(best_run_.schedule, best_.origin);
@@ -791,15 +897,25 @@ class Pipeline {
       result.proof = proof;
       break;
     }
-    // A failing schedule of the final test case found by enumeration when possible, so the
-    // schedule is the first failing one in the enumeration order (few preemptions).
+    // The simplest failing schedule of the final test case (fewest preemptions, then fewest
+    // context switches), else any found by enumeration.
     if (!minimizer_.out_of_time()) {
-      CheckEffort enumeration_only{0, options_.exhaustive_executions, 0, 20.0};
       Minimizer fresh(target_, options_, input_.outcome);
-      CheckResult r = fresh.check(best_, enumeration_only);
-      if (r.failing) {
-        best_run_ = std::move(*r.failing);
+      const Clock::time_point end = std::min(
+          minimizer_.deadline(), Clock::now() + std::chrono::seconds(kSimplestScheduleSeconds));
+      if (auto simplest = fresh.simplest_failing(best_, kSimplestScheduleMaxBound, end)) {
+        best_run_ = std::move(simplest->run);
         result.proof.failing_schedule_exhaustive = true;
+        result.proof.simplest_schedule = simplest->proven;
+        result.proof.schedule_preemptions = simplest->preemptions;
+        result.proof.schedule_context_switches = simplest->switches;
+      } else {
+        CheckEffort enumeration_only{0, options_.exhaustive_executions, 0, 20.0};
+        CheckResult r = fresh.check(best_, enumeration_only);
+        if (r.failing) {
+          best_run_ = std::move(*r.failing);
+          result.proof.failing_schedule_exhaustive = true;
+        }
       }
       result.proof.executions += fresh.executions();
     }
@@ -901,6 +1017,11 @@ std::string describe_guarantee(const TargetMinimization& m) {
   for (const auto& t : m.workload.threads) pc_ops += t.size();
   std::string out = "buggy: the recorded schedule reproduces the failure (strict replay)";
   if (p.failing_schedule_exhaustive) out += ", found by enumerating Pc's interleavings";
+  if (p.simplest_schedule && p.schedule_preemptions) {
+    out += "; the simplest failing schedule: " + std::to_string(*p.schedule_preemptions) +
+           " preemption(s), then the fewest context switches (" +
+           std::to_string(p.schedule_context_switches) + ")";
+  }
   out += "; minimal (Def. 2): ";
   const std::string scope =
       p.preemption_bound ? "with at most " + std::to_string(*p.preemption_bound) + " preemptions"

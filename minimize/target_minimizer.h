@@ -81,6 +81,12 @@ struct MinimalityProof {
   bool minimal_exhaustive = false;
   // The bound under which the enumerations above were complete; nullopt: all interleavings.
   std::optional<unsigned> preemption_bound;
+  // The reported schedule is the simplest failing one: every schedule with fewer preemptions,
+  // and every one with as many and fewer context switches, was enumerated and passes.
+  bool simplest_schedule = false;
+  // Preemptions and context switches of the reported schedule, when found by enumeration.
+  std::optional<unsigned> schedule_preemptions;
+  std::size_t schedule_context_switches = 0;
   std::uint64_t executions = 0;  // executions spent on verification
   // Removals from Pc whose enumeration did not finish (checked by sampling only).
   std::size_t removals_sampled_only = 0;
