@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 #include <boost/context/fiber.hpp>
@@ -119,6 +120,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   void cancel_waiter(std::uint64_t ticket) override;
   std::uint64_t logical_thread() const override;
   PendingStep pending(ThreadId thread) const override;
+  std::string object_name(const void* address, const std::string& type) override;
 
  private:
   // kBlocked: waits for a Mutex (woken by its unlock); kWaiting: enabled when *ready holds.
@@ -202,6 +204,9 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::vector<Slot> slots_;
   std::vector<ThreadId> enabled_;
   std::vector<std::pair<const char*, std::uint32_t>> file_cache_;
+  // Object names given so far ("node#2"), and how many objects of each type have one.
+  std::unordered_map<const void*, std::string> object_names_;
+  std::unordered_map<std::string, std::uint32_t> objects_of_type_;
   Phase phase_ = Phase::kSetup;
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
@@ -512,6 +517,14 @@ void Executor::Impl::after_access(const Access&, const std::string& read,
   step.success = success;
 }
 
+// Objects are numbered per type in the order values are rendered, Ps, Pc and Pr together, which
+// is the execution order; an address keeps the first name it got, whatever type it is seen as.
+std::string Executor::Impl::object_name(const void* address, const std::string& type) {
+  auto [it, added] = object_names_.try_emplace(address);
+  if (added) it->second = type + "#" + std::to_string(++objects_of_type_[type]);
+  return it->second;
+}
+
 void Executor::Impl::lock(const void* mutex, bool& held, const SourceLocation& where) {
   const Access access{AccessKind::kLock, mutex, where};
   if (aborting_) {
@@ -762,6 +775,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   builder_.emplace(options.origin);
   threads_.clear();
   file_cache_.clear();
+  object_names_.clear();
+  objects_of_type_.clear();
   waiters_.clear();
   offers_.clear();
   sequential_steps_ = 0;

@@ -34,6 +34,16 @@
 // aborted, suspended threads are unwound (their destructors run; their accesses no longer switch
 // threads).
 //
+// Object names (ExecutionOptions::record_trace): TraceStep::read/written show a pointer to an
+// object as "<type>#<k>" (dpct::render_value): <type> the pointee's short lower-case name
+// ("stack_node", "box"; "obj" for void*), k counting the distinct objects of that type in the
+// order their pointers are first rendered in the execution, Ps, Pc and Pr together, from 1. So
+// "node#2" is the second node the run touched, and two executions of one schedule, in one
+// process or in two, print the same names, whatever addresses the allocator hands out. An address
+// keeps its first name for the whole execution (memory freed and reused within a run, as the
+// targets' arenas never do, would show the reuse under the old name). Names cost nothing when
+// the trace is off.
+//
 // Errors of the scheduler itself (ScheduleDivergence from a strict replay, a scheduler choosing
 // a thread that is not enabled) abort the run and are rethrown by execute().
 //
@@ -96,7 +106,8 @@ struct TraceStep {
   std::memory_order failure_order = std::memory_order_seq_cst;
   std::string file;  // base name
   std::uint32_t line = 0;
-  std::string read;     // value read (loads, RMWs), as text; empty when not applicable
+  // Values as text (dpct::render_value): "3", "true", "null", "node#2" (see Object names).
+  std::string read;     // value read (loads, RMWs); empty when not applicable
   std::string written;  // value written (stores, RMWs)
   bool success = true;  // false for a failed compare-exchange or try_lock
 };

@@ -1,8 +1,15 @@
 #include "dpct/shared.h"
 
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <memory>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+
+#include <cxxabi.h>
 
 namespace linfault::dpct {
 
@@ -66,6 +73,97 @@ const char* memory_order_name(std::memory_order order) {
       return "seq_cst";
   }
   return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Object names.
+
+namespace {
+
+std::string demangle(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> text(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  return status == 0 && text ? std::string(text.get()) : std::string();
+}
+
+// `name` without anything between angle brackets (nested ones included).
+std::string without_template_arguments(std::string_view name) {
+  std::string out;
+  int depth = 0;
+  for (char c : name) {
+    if (c == '<') {
+      ++depth;
+    } else if (c == '>') {
+      if (depth > 0) --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool is_upper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; }
+bool is_lower_or_digit(char c) {
+  return std::islower(static_cast<unsigned char>(c)) != 0 ||
+         std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// "BUListNode" -> "bu_list_node"; characters that cannot be in an identifier are dropped, and
+// the words of a built-in type ("unsigned long") joined by '_'.
+std::string snake_case(std::string_view word) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    if (c == ' ') {
+      if (!out.empty() && out.back() != '_') out += '_';
+      continue;
+    }
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_') continue;
+    if (is_upper(c)) {
+      const bool starts_word =
+          i > 0 &&
+          (is_lower_or_digit(word[i - 1]) ||
+           (is_upper(word[i - 1]) && i + 1 < word.size() && is_lower_or_digit(word[i + 1])));
+      if (starts_word && !out.empty() && out.back() != '_') out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string object_type_name(const std::type_info& pointer_type) {
+  std::string name = without_template_arguments(demangle(pointer_type.name()));
+  // The pointee: drop the pointer's '*' and the qualifiers that follow the type name.
+  if (!name.empty() && name.back() == '*') name.pop_back();
+  for (std::string_view qualifier : {" volatile", " const"}) {
+    if (name.size() > qualifier.size() && name.ends_with(qualifier)) {
+      name.resize(name.size() - qualifier.size());
+    }
+  }
+  if (const std::size_t colons = name.rfind("::"); colons != std::string::npos) {
+    name.erase(0, colons + 2);
+  }
+  std::string type = snake_case(name);
+  if (type.empty() || type == "void" || std::isdigit(static_cast<unsigned char>(type[0])) != 0) {
+    return "obj";
+  }
+  return type;
+}
+
+std::string native_object_name(const void* address, const std::string& type) {
+  char hex[2 + 2 * sizeof(void*) + 1];
+  std::snprintf(hex, sizeof hex, "%p", address);
+  return type + "@" + hex;
+}
+
+std::string ExecutionContext::object_name(const void* address, const std::string& type) {
+  return native_object_name(address, type);
 }
 
 // ---------------------------------------------------------------------------------------------

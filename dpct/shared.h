@@ -81,6 +81,7 @@
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 
 namespace linfault::dpct {
 
@@ -166,25 +167,61 @@ class ExecutionContext {
   virtual void cancel_waiter(std::uint64_t /*ticket*/) {}
   // An id of the running logical thread, unique within an execution (recursive locks).
   virtual std::uint64_t logical_thread() const { return 0; }
+  // The name a report gives the object at `address` (never null), whose type render_value
+  // names `type` ("node"). Called only while values are rendered (want_values()). The executor
+  // numbers objects in the order it first sees them in an execution, so that two executions of
+  // one schedule print the same names; this default is native_object_name.
+  virtual std::string object_name(const void* address, const std::string& type);
 };
+
+// The short lower-case name of the type whose pointer type is `pointer_type`, for object
+// names: the last component of the demangled pointee name, template arguments and qualifiers
+// dropped, CamelCase turned into snake_case ("linfault::targets::StackNode<int>*" ->
+// "stack_node"); "obj" for void and when nothing usable is left.
+std::string object_type_name(const std::type_info& pointer_type);
+
+// The name of an object outside a controlled execution: its type and address ("node@0x5581e0"),
+// readable but different from process to process.
+std::string native_object_name(const void* address, const std::string& type);
 
 namespace detail {
 // The context installed on this OS thread, or nullptr in native mode.
 inline thread_local ExecutionContext* current_context = nullptr;
 
+// object_type_name of T*, computed once per T. typeid of a pointer is valid for incomplete T.
 template <class T>
-std::string render(const T& v) {
-  if constexpr (std::is_same_v<T, bool>) {
+const std::string& object_type_label() {
+  static const std::string label = object_type_name(typeid(std::remove_cv_t<T>*));
+  return label;
+}
+}  // namespace detail
+
+// A value as the interleaving reports print it: true/false, integers in decimal, a null pointer
+// "null", any other object pointer the name of its object, given by the execution context
+// (ExecutionContext::object_name: "node#2" under the controlled executor), or natively
+// native_object_name. A type of the object under test may define
+// `std::string linfault_render(const T&)`, found by argument-dependent lookup (a hidden friend), to
+// show its values, typically by calling render_value on its parts; anything else is "?".
+template <class T>
+std::string render_value(const T& v) {
+  if constexpr (requires { linfault_render(v); }) {
+    return linfault_render(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return v ? "true" : "false";
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(v);
-  } else if constexpr (std::is_pointer_v<T>) {
-    return v == nullptr ? "null"
-                        : "@" + std::to_string(reinterpret_cast<std::uintptr_t>(v) % 100000);
+  } else if constexpr (std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>) {
+    if (v == nullptr) return "null";
+    const void* address = const_cast<const void*>(static_cast<const volatile void*>(v));
+    const std::string& type = detail::object_type_label<std::remove_pointer_t<T>>();
+    if (ExecutionContext* c = detail::current_context) return c->object_name(address, type);
+    return native_object_name(address, type);
   } else {
     return "?";
   }
 }
+
+namespace detail {
 
 // A scheduling point in controlled mode; nothing natively.
 inline void point(AccessKind kind, const void* address, const SourceLocation& where,
@@ -437,7 +474,7 @@ class Atomic {
   void after(AccessKind kind, const SourceLocation& where, const T& read, const T& written,
              bool success) const {
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
-      c->after_access({kind, this, where}, detail::render(read), detail::render(written), success);
+      c->after_access({kind, this, where}, render_value(read), render_value(written), success);
     }
   }
 
@@ -510,7 +547,7 @@ class AtomicFlag {
  private:
   void after(AccessKind kind, const SourceLocation& where, bool read, bool written) const {
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
-      c->after_access({kind, this, where}, detail::render(read), detail::render(written), true);
+      c->after_access({kind, this, where}, render_value(read), render_value(written), true);
     }
   }
 
@@ -534,7 +571,7 @@ class Var {
       c->before_access({AccessKind::kLoad, this, where});
     T v = value_.load(std::memory_order_relaxed);
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
-      c->after_access({AccessKind::kLoad, this, where}, detail::render(v), detail::render(v), true);
+      c->after_access({AccessKind::kLoad, this, where}, render_value(v), render_value(v), true);
     }
     return v;
   }
@@ -543,8 +580,8 @@ class Var {
       c->before_access({AccessKind::kStore, this, where});
     T old = value_.exchange(desired, std::memory_order_relaxed);
     if (ExecutionContext* c = detail::current_context; c && c->want_values()) {
-      c->after_access({AccessKind::kStore, this, where}, detail::render(old),
-                      detail::render(desired), true);
+      c->after_access({AccessKind::kStore, this, where}, render_value(old), render_value(desired),
+                      true);
     }
   }
   T unsafe_peek() const { return value_.load(std::memory_order_relaxed); }

@@ -4,10 +4,12 @@
 // Rows are the run's events in execution order: an operation starts (its invocation), one
 // shared access of an operation (source file:line, the access kind, the value read and/or
 // written, whether a compare-exchange or try_lock succeeded), an operation returns (with its
-// result). The invocations and responses come from Run::history, placed among the accesses the
-// way the executor records them (an invocation just before the operation's first access, a
-// response right after its last); an operation without shared accesses appears where the history
-// puts it. The response no linearization explains (the checker's culprit) is marked.
+// result). A pointer value names its object by type and first use in the run ("stack_node#2"),
+// never by address, so the report of one schedule is the same text in every process. The
+// invocations and responses come from Run::history, placed among the accesses the way the executor
+// records them (an invocation just before the operation's first access, a response right after its
+// last); an operation without shared accesses appears where the history puts it. The response no
+// linearization explains (the checker's culprit) is marked.
 //
 // Two layouts:
 //   columns  Ps first (sequential, thread 0), then Pc with one column per thread, then Pr;
@@ -46,7 +48,7 @@ struct InterleavingRow {
   history::OpIndex op = -1;   // the operation in Run::history, -1 when unknown
   std::size_t step = 0;       // kAccess: 1-based index in Run::trace
   std::string operation;      // "pop()"
-  std::string text;           // kAccess: "cas @1234 -> null (stacks.h:43)"; kReturn: "pop() -> 1"
+  std::string text;           // kAccess: "cas node#2 -> null (stacks.h:43)"; kReturn: "pop() -> 1"
   bool culprit = false;       // kReturn of the operation no linearization explains
 };
 
@@ -54,8 +56,9 @@ struct InterleavingRow {
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,
                                                std::optional<history::OpIndex> culprit = {});
 
-// "cas @1234 -> null", "load 3", "cas failed (found @77)", "try_lock failed", "unlock"; an order
-// other than seq_cst follows in brackets: "load 3 [acquire]", "cas 1 -> 2 [acq_rel/relaxed]".
+// "cas node#2 -> null", "load 3", "cas failed (found node#1)", "try_lock failed", "unlock"; an
+// order other than seq_cst follows in brackets: "load 3 [acquire]", "cas 1 -> 2 [acq_rel/relaxed]".
+// Objects are named as the trace names them (dpct/executor.h, "Object names").
 std::string describe_access(const dpct::TraceStep& step);
 
 struct InterleavingOptions {

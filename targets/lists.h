@@ -22,6 +22,7 @@
 #define LINFAULT_TARGETS_LISTS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "dpct/shared.h"
 #include "targets/arena.h"
@@ -44,6 +45,11 @@ struct MarkableRef {
   Node* ref() const { return reinterpret_cast<Node*>(bits & ~std::uintptr_t{1}); }
   bool marked() const { return (bits & 1) != 0; }
   friend bool operator==(MarkableRef, MarkableRef) = default;
+  // In traces: the node's name, "(marked)" after a marked one ("node#2", "node#3(marked)").
+  friend std::string linfault_render(MarkableRef r) {
+    std::string ref = dpct::render_value(r.ref());
+    return r.marked() ? ref + "(marked)" : ref;
+  }
 };
 
 // LFList: the Harris-Michael lock-free list of Herlihy & Shavit ch. 9 (find snips marked nodes).

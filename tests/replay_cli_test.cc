@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -141,6 +142,36 @@ TEST_F(ReplayCliTest, OtherDocumentsAndBadTestCasesAreRejected) {
 
   const RunResult missing = run("replay '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(missing.exit_code, 66);
+}
+
+// Objects are named by the order in which the run first touches them ("stack_node#2"), not by
+// their addresses, which change from process to process: two replays print the same bytes.
+TEST_F(ReplayCliTest, TwoReplaysOfOneTestCasePrintByteIdenticalOutput) {
+  const std::string out = (dir_ / "repro").string();
+  const RunResult found = run("run --target treiber_stack_buggy --seed 1 --out '" + out + "'");
+  ASSERT_EQ(found.exit_code, 1) << found.out << found.err;
+  const std::string tc = out + "/testcase.json";
+  const std::regex address("@(0x)?[0-9a-f]{3,}");
+  EXPECT_FALSE(std::regex_search(found.out, address)) << found.out;
+
+  for (const std::string options : {"", "--compact "}) {
+    const RunResult first = run("replay " + options + "'" + tc + "'");
+    const RunResult second = run("replay " + options + "'" + tc + "'");
+    EXPECT_EQ(first.exit_code, 1) << first.out << first.err;
+    EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+    EXPECT_TRUE(contains(first.out, "stack_node#1")) << first.out;
+    EXPECT_FALSE(std::regex_search(first.out, address)) << first.out;
+    EXPECT_EQ(first.out, second.out);
+  }
+
+  // Nor does the GoogleTest repro depend on the process that writes it.
+  const std::string a = (dir_ / "a" / "repro_test.cc").string();
+  const std::string b = (dir_ / "b" / "repro_test.cc").string();
+  std::filesystem::create_directories(dir_ / "a");
+  std::filesystem::create_directories(dir_ / "b");
+  ASSERT_EQ(run("replay -q '" + tc + "' --gtest '" + a + "'").exit_code, 1);
+  ASSERT_EQ(run("replay -q '" + tc + "' --gtest '" + b + "'").exit_code, 1);
+  EXPECT_EQ(read_file(a), read_file(b));
 }
 
 // A test case of a user's target, written by the user's own tool (linfault_add_tool): the plain

@@ -63,6 +63,9 @@ using dpct::ConditionVariable;
 using dpct::LockGuard;
 using dpct::Mutex;
 using dpct::RecursiveMutex;
+// How traces show a value; a value type of yours can show itself with a hidden friend
+// `std::string linfault_render(const T&)` that calls render_value on its parts (dpct/shared.h).
+using dpct::render_value;
 using dpct::SharedMutex;
 using dpct::spin_hint;
 using dpct::Var;
