@@ -65,8 +65,11 @@ class ExhaustiveScheduler final : public Scheduler {
     complete_open_event();
     Mask enabled_mask = 0;
     for (ThreadId t : enabled) enabled_mask |= bit(t);
-    Mask allowed = enabled_mask & ~spinning_;
-    if (allowed == 0) allowed = enabled_mask;  // everyone spins: let them (max_steps decides)
+    // Everyone spins: release them all. A thread that read a value, then saw it overwritten
+    // before it reached its spin hint, waits for a write that already happened; if nobody can
+    // make progress they spin on until max_steps says livelock.
+    if ((enabled_mask & ~spinning_) == 0) spinning_ &= ~enabled_mask;
+    const Mask allowed = enabled_mask & ~spinning_;
 
     if (enabled.size() < 2) {
       const ThreadId only = enabled[0];

@@ -30,7 +30,8 @@
 //
 // Fair spinning: a thread that passed a spin hint (spin_hint, an instrumented yield) is not
 // scheduled again until another thread has written something (any access but a load or a spin
-// hint), as CHESS's fair scheduler does, unless every enabled thread is in that state. A correct
+// hint), as CHESS's fair scheduler does; when every enabled thread is in that state, they are
+// all released (one of them may have read a value that was overwritten before it spun). A correct
 // spin-waiting object (a ticket lock, a seqlock reader) then terminates under every schedule
 // explored, while a thread spinning on a condition that no other thread will change still runs
 // into ExecutionOptions::max_steps and is reported as a livelock. The price: code that spins a

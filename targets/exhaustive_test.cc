@@ -45,6 +45,14 @@ dpct::Workload hand_picked(const Target& target) {
         {{c("write", {0, 2}), c("write", {1, 2})}, {c("readpair", {0, 1}), c("readpair", {1, 0})}},
         {c("readpair", {0, 1}), c("readpair", {1, 0})}};
   }
+  if (target.model == "counter") {
+    return {{c("inc")}, {{c("inc"), c("get")}, {c("get"), c("inc")}}, {c("get")}};
+  }
+  if (target.model == "register") {
+    return {{c("write", {1})},
+            {{c("write", {7}), c("read")}, {c("read"), c("write", {6})}},
+            {c("read")}};
+  }
   return {{c(insert, {1}), c(insert, {2})},
           {{c(extract), c(insert, {3})}, {c(insert, {4}), c(extract)}},
           {c(extract), c(extract)}};

@@ -11,6 +11,7 @@
 #include "targets/queues.h"
 #include "targets/snapshots.h"
 #include "targets/snark_deque.h"
+#include "targets/spin_waiting.h"
 #include "targets/stacks.h"
 
 namespace linfault::targets {
@@ -389,6 +390,33 @@ std::vector<Target> build() {
             {{call("push_left", {1})},
              {{call("pop_right")}, {call("push_right", {60}), call("pop_left")}},
              {}}}},
+  });
+  targets.push_back({
+      .name = "ticket_lock_counter",
+      .model = "counter",
+      .description = "counter under a ticket lock whose waiters spin (control for fair "
+                     "scheduling of spin loops)",
+      .paper_name = "",
+      .operations = {{"inc", no_arguments(), "inc()"}, {"get", no_arguments(), "get() -> n"}},
+      .factory = Binding<TicketLockCounter>()
+                     .method("inc", &TicketLockCounter::inc)
+                     .method("get", &TicketLockCounter::get)
+                     .factory(),
+      .known_scenarios = {},
+  });
+  targets.push_back({
+      .name = "seqlock_register",
+      .model = "register",
+      .description = "register in two words behind a seqlock: readers retry, writers spin "
+                     "(control for fair scheduling of spin loops)",
+      .paper_name = "",
+      .operations = {{"write", key_in(0, 9), "write(0..9)"},
+                     {"read", no_arguments(), "read() -> v"}},
+      .factory = Binding<SeqlockRegister>()
+                     .method("write", &SeqlockRegister::write)
+                     .method("read", &SeqlockRegister::read)
+                     .factory(),
+      .known_scenarios = {},
   });
   return targets;
 }

@@ -99,6 +99,9 @@ void expect_well_typed(const Target& target, const history::History& h) {
     } else if (target.model == "snapshot") {
       EXPECT_TRUE(m == "write" ? r.is_nil() : r.is_list() && r.as_list().size() == 2)
           << op.to_string();
+    } else if (target.model == "counter" || target.model == "register") {
+      EXPECT_TRUE(m == "inc" || m == "write" ? r.is_nil() : r.is_nil() || r.is_int())
+          << op.to_string();
     } else {
       EXPECT_TRUE(is_insert(m) ? r.is_nil() : r.is_nil() || r.is_int()) << op.to_string();
     }
@@ -157,6 +160,27 @@ void expect_snapshot_values_written(const history::History& h) {
     }
   }
 }
+// Counter histories: the last call (the reveal's get) sees every increment.
+void expect_counter_counts_every_increment(const history::History& h) {
+  std::int64_t increments = 0;
+  for (const auto& op : h.operations()) increments += op.call.method == "inc";
+  ASSERT_FALSE(h.operations().empty());
+  const auto& last = h.operations().back();
+  ASSERT_EQ(last.call.method, "get");
+  EXPECT_EQ(last.result.as_int(), increments);
+}
+
+// Register histories: every read returns nil (nothing written yet) or a value some write wrote.
+void expect_register_reads_written_values(const history::History& h) {
+  std::set<std::int64_t> written;
+  for (const auto& op : h.operations()) {
+    if (op.call.method == "write") written.insert(op.call.args.at(0).as_int());
+  }
+  for (const auto& op : h.operations()) {
+    if (op.call.method != "read" || op.result.is_nil()) continue;
+    EXPECT_TRUE(written.count(op.result.as_int())) << op.to_string();
+  }
+}
 
 class NativeTest : public ::testing::TestWithParam<std::string> {};
 
@@ -179,7 +203,9 @@ TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
       for (std::int64_t key = 0; key < 10 * static_cast<std::int64_t>(kThreads); ++key) {
         workload.reveal.push_back(Call{"contains", {key}});
       }
-    } else if (target.model != "snapshot") {
+    } else if (target.model == "counter") {
+      workload.reveal.push_back(Call{"get", {}});
+    } else if (target.model != "snapshot" && target.model != "register") {
       // Draining with one pop more than there were inserts also bounds a cyclic stack.
       const std::string extract = target.operations.at(1).method;
       workload.reveal.assign(inserts + 1, Call{extract, {}});
@@ -192,6 +218,10 @@ TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
       expect_set_conservation(h);
     } else if (target.model == "snapshot") {
       expect_snapshot_values_written(h);
+    } else if (target.model == "counter") {
+      expect_counter_counts_every_increment(h);
+    } else if (target.model == "register") {
+      expect_register_reads_written_values(h);
     } else {
       expect_collection_conservation(h);
     }

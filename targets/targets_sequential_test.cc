@@ -57,6 +57,18 @@ class Reference {
         return Value(Value::List{cells_.at(static_cast<std::size_t>(arg(0))),
                                  cells_.at(static_cast<std::size_t>(arg(1)))});
       }
+    } else if (model_ == "counter") {
+      if (m == "inc") {
+        ++count_;
+        return Value();
+      }
+      if (m == "get") return count_;
+    } else if (model_ == "register") {
+      if (m == "write") {
+        value_ = arg(0);
+        return Value();
+      }
+      if (m == "read") return value_;
     }
     throw std::logic_error("reference has no " + model_ + " method " + m);
   }
@@ -66,6 +78,8 @@ class Reference {
   std::set<std::int64_t> set_;
   std::deque<std::int64_t> items_;
   std::array<std::int64_t, 2> cells_{0, 0};
+  std::int64_t count_ = 0;
+  Value value_;  // nil until written
 };
 
 class SequentialTest : public ::testing::TestWithParam<std::string> {};
