@@ -207,7 +207,7 @@ void add_verify_command(CLI::App& app) {
       "  linfault verify repro/testcase.json\n"
       "  linfault verify runs/ --shard 0/2 --out verify-0   (then `linfault merge`)\n"
       "  linfault verify --target treiber_stack --threads 2 --ops 2\n"
-      "  linfault verify --target lf_list --ops 3 --preemptions 2 --json\n"
+      "  linfault verify --target lf_list --ops 3 --values 1 --preemptions 1 --json\n"
       "  linfault verify --target treiber_stack_buggy --out repro");
   verify->callback([args, bounded, file_only, target_only, timeout] {
     const auto given = [](const std::vector<CLI::Option*>& options) -> const CLI::Option* {
