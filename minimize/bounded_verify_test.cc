@@ -109,14 +109,17 @@ TEST(VerifyBounded, ControlIsLinearizableInEveryWorkload) {
 
 TEST(VerifyBounded, PreemptionBoundLimitsTheExecutions) {
   BoundedVerifyOptions options;
+  options.ops_per_thread = 1;
   const std::uint64_t unbounded =
       verify_bounded(targets::find("treiber_stack"), options).executions;
   options.max_preemptions = 0;
   const BoundedVerifyResult bounded = verify_bounded(targets::find("treiber_stack"), options);
   EXPECT_EQ(bounded.verdict, BoundedVerdict::kLinearizable);
-  EXPECT_EQ(bounded.workloads, 45u);
+  EXPECT_EQ(bounded.workloads, 6u);  // C(3 + 1, 2)
   EXPECT_LT(bounded.executions, unbounded);
-  EXPECT_EQ(describe_bound(options), "2 threads x 2 ops, 2 values per argument, preemptions <= 0");
+  // Without preemptions each thread runs to completion: two orders per workload.
+  EXPECT_EQ(bounded.executions, 12u);
+  EXPECT_EQ(describe_bound(options), "2 threads x 1 ops, 2 values per argument, preemptions <= 0");
 }
 
 TEST(VerifyBounded, BuggyStackFailsWithARealNonLinearizableRun) {

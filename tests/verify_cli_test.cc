@@ -22,11 +22,11 @@ TEST_F(VerifyTargetTest, ControlIsLinearizableInEveryWorkloadOfTheBound) {
       << r.out;
 }
 
-TEST_F(VerifyTargetTest, BuggyListGivesAMinimizedCounterexample) {
+TEST_F(VerifyTargetTest, BuggyStackGivesAMinimizedCounterexample) {
   const RunResult r = run("verify --target treiber_stack_buggy --out " + (dir_ / "out").string());
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("failing:  workload "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("not linearizable: found after "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(") found after "), std::string::npos) << r.out;
   const json tc = json::parse(read_file(dir_ / "out" / "testcase.json"));
   std::size_t concurrent = 0;
   for (const json& thread : tc.at("pc")) concurrent += thread.size();
@@ -35,6 +35,18 @@ TEST_F(VerifyTargetTest, BuggyListGivesAMinimizedCounterexample) {
   EXPECT_TRUE(std::filesystem::exists(dir_ / "out" / "treiber_stack_buggy_repro_test.cc"));
   // The saved test case fails when verified again.
   EXPECT_EQ(run("verify " + (dir_ / "out" / "testcase.json").string()).exit_code, 1);
+}
+
+TEST_F(VerifyTargetTest, BuggyListFailsWithAtMostThreeConcurrentOperations) {
+  const RunResult r = run("verify --target simple_list_buggy --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report.at("verdict"), "not linearizable");
+  std::size_t concurrent = 0;
+  for (const json& thread : report.at("test_case").at("pc")) concurrent += thread.size();
+  EXPECT_GE(concurrent, 2u);
+  EXPECT_LE(concurrent, 3u);
+  EXPECT_EQ(report.at("test_case").at("target"), "simple_list_buggy");
 }
 
 TEST_F(VerifyTargetTest, JsonHasTheCountsTheVerdictAndTheBound) {

@@ -235,7 +235,8 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
   } else {
     std::cout << "\n";
     minimize::print_minimization(std::cout, m, /*compact=*/false);
-    std::cout << "not linearizable: found after " << bound_sentence(result, options) << "\n"
+    std::cout << "counterexample (" << result.failure << ") found after "
+              << bound_sentence(result, options) << "\n"
               << written;
   }
   throw CLI::RuntimeError(kExitViolation);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time and executions of `linfault verify --target` (bounded verification). Controls: 2 threads x
 # 2 ops with every interleaving, then 2 x 2 and 2 x 3 with at most P preemptions; buggy targets:
-# 2 x 2 with every interleaving (2 x 3 where 2 x 2 finds nothing). One row per run: verdict,
+# 2 x 2 with every interleaving, then within P preemptions at 2 x 2 and 2 x 3 until one fails. One row per run: verdict,
 # workloads (explored / in the bound), executions, wall seconds, and for a counterexample the
 # concurrent operations of the minimized test case. A run past TIMEOUT is "inconclusive".
 # Usage: bench/verify/verify_table.sh [BUILD_DIR] [TIMEOUT_SECONDS] [P]
@@ -34,7 +34,7 @@ row() {  # target ops [preemptions]
   [[ $verdict == "not linearizable" ]]
 }
 for t in "${buggy[@]}"; do
-  row "$t" 2 || row "$t" 3 || true
+  row "$t" 2 || row "$t" 2 "$preemptions" || row "$t" 3 "$preemptions" || true
 done
 for t in "${controls[@]}"; do
   row "$t" 2 || true
