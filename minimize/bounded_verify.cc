@@ -235,8 +235,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
   result.seconds = seconds_since(start);
   if (timed_out) {
     result.verdict = BoundedVerdict::kInconclusive;
-    result.inconclusive_reason =
-        "time limit reached after " + std::to_string(result.workloads) + " workloads";
+    result.inconclusive_reason = "time limit reached";
   } else if (unknown_checks > 0) {
     result.verdict = BoundedVerdict::kInconclusive;
     result.inconclusive_reason =

@@ -82,12 +82,19 @@ json calls_json(const std::vector<Call>& calls) {
   return out;
 }
 
+// "W workloads, E executions (<bound>) in S s"; "W of T workloads, ..." when `of_total`.
 std::string bound_sentence(const minimize::BoundedVerifyResult& r,
-                           const minimize::BoundedVerifyOptions& options) {
+                           const minimize::BoundedVerifyOptions& options, bool of_total = false) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1);
-  out << r.workloads << " workloads, " << r.executions << " executions ("
-      << minimize::describe_bound(options) << ") in " << r.seconds << " s";
+  out << r.workloads;
+  if (of_total) {
+    out << " of "
+        << (r.total_workloads ? std::to_string(*r.total_workloads)
+                              : std::string("too many to count"));
+  }
+  out << " workloads, " << r.executions << " executions (" << minimize::describe_bound(options)
+      << ") in " << r.seconds << " s";
   return out.str();
 }
 
@@ -200,8 +207,8 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
     } else if (proven) {
       std::cout << "linearizable in all " << bound_sentence(result, options) << "\n";
     } else {
-      std::cout << "inconclusive: " << result.inconclusive_reason << "; linearizable in the "
-                << bound_sentence(result, options) << " explored\n";
+      std::cout << "inconclusive (" << result.inconclusive_reason << "): no failure in "
+                << bound_sentence(result, options, /*of_total=*/true) << "\n";
     }
     throw CLI::RuntimeError(proven ? kExitSuccess : kExitUnknown);
   }
