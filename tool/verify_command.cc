@@ -3,7 +3,8 @@
 // (minimize::verify_test_case): its recorded schedule replayed (leniently, so a line shift does
 // not matter), then, unless that failed, every interleaving of its concurrent part within a
 // budget. Prints one line per input, writes DIR/summary.json with --out, and takes --shard i/N
-// over the inputs (sorted by path), whose summaries `linfault merge` combines.
+// over the inputs (sorted by path), whose summaries `linfault merge` combines. With --target
+// instead of inputs, bounded verification of a target (tool/bounded_verify_command.h).
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "history/json_format.h"
 #include "minimize/pipeline.h"
 #include "minimize/test_case.h"
+#include "tool/bounded_verify_command.h"
 #include "tool/campaign.h"
 #include "tool/commands.h"
 
@@ -169,33 +171,68 @@ void run_verify(const VerifyArguments& args) {
 
 void add_verify_command(CLI::App& app) {
   auto args = std::make_shared<VerifyArguments>();
+  auto bounded = std::make_shared<BoundedVerifyArguments>();
   CLI::App* verify = app.add_subcommand(
       "verify",
       "Check that saved test cases and saved runs still fail on this build (as their repros "
       "would): replay each recorded schedule, then explore its concurrent part.");
-  verify
-      ->add_option("inputs", args->inputs,
-                   "Test cases and saved runs (JSON), or directories of them (their *.json)")
-      ->required();
+  verify->add_option("inputs", args->inputs,
+                     "Test cases and saved runs (JSON), or directories of them (their *.json)");
   verify->add_option("-o,--out", args->out,
                      "Write DIR/summary.json: one result per input (rewritten every 2 s and at "
                      "the end, atomically)");
   add_shard_option(*verify, args->shard, "inputs (sorted by path)");
-  verify->add_option("--timeout", args->timeout_seconds, "Seconds per history check (0: none)")
-      ->capture_default_str();
-  verify
-      ->add_option("--max-executions", args->max_executions,
-                   "Budget of the exploration of each input's interleavings")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  std::vector<CLI::Option*> file_only = {
+      verify->get_option("--shard"),
+      verify
+          ->add_option("--max-executions", args->max_executions,
+                       "Budget of the exploration of each input's interleavings")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber)};
+  CLI::Option* timeout =
+      verify
+          ->add_option("--timeout", args->timeout_seconds,
+                       "Seconds per history check (0: none); with --target, seconds for the "
+                       "whole verification, whose verdict is then inconclusive (exit 2)")
+          ->capture_default_str();
+  const std::vector<CLI::Option*> target_only = add_bounded_verify_options(*verify, *bounded);
   verify->footer(
       "Exit codes: 1 an input still fails, 0 none does (every bug fixed), 64 usage error,\n"
       "65 an input is not a test case or saved run, 66 an input cannot be opened.\n"
+      "With --target: 0 linearizable in every workload of the bound, 1 a counterexample\n"
+      "(minimized; --out DIR writes DIR/testcase.json and a GoogleTest repro), 2 inconclusive\n"
+      "(--timeout). Workloads that differ by a permutation of the threads are explored once.\n"
       "Examples:\n"
       "  linfault verify runs/                  # the runs `detect --out runs` saved\n"
       "  linfault verify repro/testcase.json\n"
-      "  linfault verify runs/ --shard 0/2 --out verify-0   (then `linfault merge`)");
-  verify->callback([args] { run_verify(*args); });
+      "  linfault verify runs/ --shard 0/2 --out verify-0   (then `linfault merge`)\n"
+      "  linfault verify --target treiber_stack --threads 2 --ops 2\n"
+      "  linfault verify --target lf_list --ops 3 --values 1 --preemptions 1 --json\n"
+      "  linfault verify --target treiber_stack_buggy --out repro");
+  verify->callback([args, bounded, file_only, target_only, timeout] {
+    const auto given = [](const std::vector<CLI::Option*>& options) -> const CLI::Option* {
+      for (const CLI::Option* option : options) {
+        if (option->count() > 0) return option;
+      }
+      return nullptr;
+    };
+    if (bounded->target.empty()) {
+      if (args->inputs.empty())
+        throw UsageError("verify: give test cases or saved runs, or --target");
+      if (const CLI::Option* option = given(target_only)) {
+        throw UsageError(option->get_name() + " needs --target (it does not apply to inputs)");
+      }
+      run_verify(*args);
+      return;
+    }
+    if (!args->inputs.empty()) {
+      throw UsageError("verify: give either inputs or --target, not both");
+    }
+    if (const CLI::Option* option = given(file_only)) {
+      throw UsageError(option->get_name() + " applies to inputs, not to --target");
+    }
+    run_bounded_verify(*bounded, timeout->count() > 0 ? args->timeout_seconds : 0, args->out);
+  });
 }
 
 }  // namespace linfault::tool
