@@ -187,5 +187,26 @@ TEST_P(ReductionTest, TheReducedSearchProducesEveryHistoryOfTheBoundedOne) {
 INSTANTIATE_TEST_SUITE_P(All, ReductionTest, ::testing::ValuesIn(all_names()),
                          [](const auto& info) { return info.param; });
 
+// Fair spinning releases a thread only until it spins again: a real livelock is still one.
+// bu_list1's add retries forever after a spin hint when its predecessor is a stranded marked
+// node; the correct spin-waiting controls above never livelock.
+TEST(FairSpinningTest, BuList1sLivelockIsStillReported) {
+  const Target& target = find("bu_list1");
+  const dpct::Workload workload{
+      {c("add", {0}), c("add", {2})},
+      {{c("remove", {3}), c("remove", {0})}, {c("remove", {2}), c("add", {3})}},
+      {}};
+  dpct::Executor executor;
+  dpct::ExhaustiveOptions options;
+  options.execution.max_steps = 2'000;
+  options.max_executions = 20'000;
+  const dpct::ExhaustiveResult result = dpct::explore_exhaustively(
+      executor, target.factory, workload, options,
+      [](const dpct::Run& run) { return run.outcome == dpct::RunOutcome::kLivelock; });
+  ASSERT_TRUE(result.found.has_value());
+  EXPECT_NE(result.found->message.find("no termination"), std::string::npos)
+      << result.found->message;
+}
+
 }  // namespace
 }  // namespace linfault::targets

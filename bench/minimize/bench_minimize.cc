@@ -46,7 +46,7 @@ Cost enumerate(const targets::Target& target, const dpct::Workload& workload, bo
 std::string shape(const dpct::Workload& w) {
   std::string out;
   for (const auto& thread : w.threads) {
-    if (!out.empty()) out += " || ";
+    if (!out.empty()) out += " ‖ ";
     std::string calls;
     for (const history::Call& call : thread) calls += (calls.empty() ? "" : "; ") + call.method;
     out += calls;
