@@ -51,8 +51,12 @@ void PosScheduler::redraw_after_last_step() {
 
 ThreadId PosScheduler::choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) {
   redraw_after_last_step();
-  if (point.is_yield() && point.thread < priority_.size()) {
-    priority_[point.thread] = next_lowest_--;
+  // A thread at a spin/yield hint waits for the others (yield priorities are <= 0).
+  for (ThreadId t : enabled) {
+    const bool at_yield = (point.is_yield() && point.thread == t) ||
+                          (view_ != nullptr && view_->pending(t).access != nullptr &&
+                           view_->pending(t).access->kind == AccessKind::kYield);
+    if (at_yield && priority_[t] > 0) priority_[t] = next_lowest_--;
   }
   ThreadId best = enabled[0];
   for (ThreadId t : enabled) {

@@ -122,5 +122,22 @@ TEST(PosSchedulerTest, FindsTheDepthOneTwoThreeBugs) {
   }
 }
 
+// A thread at a spin/yield hint waits until the others are done.
+TEST(PosSchedulerTest, SpinningThreadWaitsForTheOthers) {
+  int x = 0;
+  Workload w;
+  w.threads = {{Call{"spin", {}}}, {Call{"set", {}}}};
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    testing::ScriptedView view(
+        {{access_of(AccessKind::kYield, nullptr), access_of(AccessKind::kYield, nullptr),
+          access_of(AccessKind::kLoad, &x)},
+         {access_of(AccessKind::kStore, &x)}});
+    PosScheduler scheduler(seed);
+    std::string order;
+    for (ThreadId t : testing::drive(scheduler, view, w)) order += static_cast<char>('0' + t);
+    EXPECT_EQ(order, "1000") << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace linfault::dpct

@@ -86,26 +86,33 @@ ThreadId SurwScheduler::draw(std::span<const ThreadId> enabled) {
   return enabled.back();  // unreachable: the tickets cover [0, total)
 }
 
+bool SurwScheduler::spinning(const SchedulingPoint& point, ThreadId t) const {
+  if (point.is_yield() && point.thread == t) return true;
+  if (view_ == nullptr) return false;
+  const Access* access = view_->pending(t).access;
+  return access != nullptr && access->kind == AccessKind::kYield;
+}
+
 ThreadId SurwScheduler::choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) {
   if (point.thread < op_index_.size() && point.kind != PointKind::kFinished) {
     op_index_[point.thread] = point.op_index;
   }
-  const bool designated_enabled =
-      designated_ != kNoThread &&
-      std::find(enabled.begin(), enabled.end(), designated_) != enabled.end();
-  if (!designated_enabled) {
-    designated_ = draw(enabled);
-    draws_ += enabled.size() > 1;
+  // Spinning threads wait for the others: they run only when every enabled thread spins.
+  std::vector<ThreadId>& active = active_;
+  active.clear();
+  for (ThreadId t : enabled) {
+    if (!spinning(point, t)) active.push_back(t);
   }
-  // Who may run: the designated thread, and every thread whose next event is not interesting;
-  // a thread at a spin/yield hint only when no other may.
+  if (active.empty()) active.assign(enabled.begin(), enabled.end());
+  if (std::find(active.begin(), active.end(), designated_) == active.end()) {
+    designated_ = draw(active);
+    draws_ += active.size() > 1;
+  }
+  // Who may run: the designated thread, and every thread whose next event is not interesting.
   std::vector<ThreadId>& candidates = candidates_;
   candidates.clear();
-  for (ThreadId t : enabled) {
+  for (ThreadId t : active) {
     if (t == designated_ || !pending_is_interesting(point, t)) candidates.push_back(t);
-  }
-  if (point.is_yield() && candidates.size() > 1) {
-    std::erase(candidates, point.thread);
   }
   const ThreadId chosen = candidates[rng_.below(candidates.size())];
   const bool interesting = pending_is_interesting(point, chosen);

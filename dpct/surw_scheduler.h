@@ -16,8 +16,8 @@
 // of the interesting events is thus the sequence of draws (uniform with exact counts: URW over
 // them), while loads interleave freely, so every interleaving stays possible (a read-read
 // atomicity violation needs a write between two loads of another thread). With every event
-// interesting this is URW exactly. A thread at a spin/yield hint is passed over while another
-// may run.
+// interesting this is URW exactly. A thread at a spin/yield hint waits for the others: it is
+// neither designated nor picked while a thread that does not spin is enabled.
 //
 // Remaining events: each thread's events (scheduling points) are estimated in begin() and
 // revised during the run, as D-PCT does for k. With a StepEstimator (the structure-tree one of
@@ -84,6 +84,8 @@ class SurwScheduler final : public Scheduler {
   // A thread drawn with probability proportional to its remaining events.
   ThreadId draw(std::span<const ThreadId> enabled);
   bool pending_is_interesting(const SchedulingPoint& point, ThreadId t) const;
+  // Whether t's next step is a spin/yield hint.
+  bool spinning(const SchedulingPoint& point, ThreadId t) const;
 
   SurwOptions options_;
   std::unique_ptr<StepEstimator> estimator_;
@@ -96,7 +98,8 @@ class SurwScheduler final : public Scheduler {
   std::vector<std::size_t> op_index_;  // operation in progress per thread
   // The thread whose next interesting event is the next one of the run; kNoThread: draw.
   ThreadId designated_ = kNoThread;
-  std::vector<ThreadId> candidates_;  // scratch space of choose()
+  std::vector<ThreadId> active_;      // scratch space of choose(): enabled, not spinning
+  std::vector<ThreadId> candidates_;  // scratch space of choose(): may run now
   std::uint64_t draws_ = 0;
   std::uint64_t revisions_ = 0;
 };
