@@ -15,9 +15,11 @@
 #include "dpct/executor.h"
 #include "dpct/native.h"
 #include "dpct/pct_scheduler.h"
+#include "dpct/pos_scheduler.h"
 #include "dpct/random_scheduler.h"
 #include "dpct/replay_scheduler.h"
 #include "dpct/rng.h"
+#include "dpct/surw_scheduler.h"
 
 namespace linfault::detect {
 namespace {
@@ -41,7 +43,7 @@ double ms_since(Clock::time_point start) {
 // The scheduling every history of one detection uses, resolved once.
 struct Plan {
   SchedulerKind kind = SchedulerKind::kPct;
-  bool tree_estimator = false;  // kDpct with a step estimator
+  bool tree_estimator = false;  // kDpct or kSurw with a step estimator
   std::uint64_t k = 0;          // fixed k of pct (and of the dpct fallback)
   std::string description;
 };
@@ -65,6 +67,15 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOp
       scheduler = plan.tree_estimator
                       ? std::make_unique<dpct::PctScheduler>(pct, options.step_estimator(target))
                       : std::make_unique<dpct::PctScheduler>(pct);
+      break;
+    case SchedulerKind::kPos:
+      scheduler = std::make_unique<dpct::PosScheduler>(seed);
+      break;
+    case SchedulerKind::kSurw:
+      scheduler = plan.tree_estimator
+                      ? std::make_unique<dpct::SurwScheduler>(dpct::SurwOptions{.seed = seed},
+                                                              options.step_estimator(target))
+                      : std::make_unique<dpct::SurwScheduler>(dpct::SurwOptions{.seed = seed});
       break;
     case SchedulerKind::kNative:
       throw std::logic_error("native runs have no scheduler");
@@ -148,6 +159,19 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       }
       plan.description += heuristic;
       break;
+    case SchedulerKind::kPos:
+      plan.description = "pos (partial order sampling)" + heuristic;
+      break;
+    case SchedulerKind::kSurw:
+      plan.tree_estimator = static_cast<bool>(options.step_estimator);
+      plan.description =
+          std::string("surw (remaining events ") +
+          (plan.tree_estimator
+               ? "from structure trees"
+               : "assumed " + std::to_string(dpct::SurwOptions{}.events_per_operation) +
+                     " per operation") +
+          ", revised during runs)" + heuristic;
+      break;
   }
   if (options.epoch_operations > 0 &&
       (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
@@ -192,12 +216,14 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
   if (options.scheduler == SchedulerKind::kNative) {
     if (options.heuristic) {
-      reject("--heuristic shapes controlled runs; use it with --scheduler random, pct or dpct");
+      reject(
+          "--heuristic shapes controlled runs; use it with --scheduler random, pct, dpct, pos or "
+          "surw");
     }
     if (target.may_livelock) {
       reject("target " + target.name +
              " may livelock, which native threads cannot stop; use a controlled scheduler "
-             "(random, pct or dpct)");
+             "(random, pct, dpct, pos or surw)");
     }
   }
 }
@@ -264,13 +290,17 @@ const char* scheduler_kind_name(SchedulerKind kind) {
       return "pct";
     case SchedulerKind::kDpct:
       return "dpct";
+    case SchedulerKind::kPos:
+      return "pos";
+    case SchedulerKind::kSurw:
+      return "surw";
   }
   return "?";
 }
 
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
   for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
-                             SchedulerKind::kDpct}) {
+                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw}) {
     if (name == scheduler_kind_name(kind)) return kind;
   }
   return std::nullopt;

@@ -12,6 +12,10 @@
 //   dpct    PCT whose k comes from a StepEstimator made per run by DriverOptions::step_estimator
 //           (the structure-tree estimator). Without one the driver does not pretend: it runs pct
 //           with the pilot k and says so in DetectionReport::scheduler ("dpct-fallback ...").
+//   pos     partial order sampling (dpct/pos_scheduler.h);
+//   surw    selectively uniform random walk (dpct/surw_scheduler.h), each thread weighted by its
+//           remaining events from DriverOptions::step_estimator when set, else a constant per
+//           operation; revised during the run either way.
 // Heuristic (H, Sec. III-C of the paper: a minimal test case has a thread running a single
 // operation in Pc): the concurrent part is cut into rounds separated by barriers. In round r,
 // thread r mod N runs exactly one operation while every other thread runs its next `round_ops`
@@ -52,8 +56,9 @@
 
 namespace linfault::detect {
 
-enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct };
-const char* scheduler_kind_name(SchedulerKind kind);  // "native", "random", "pct", "dpct"
+enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct, kPos, kSurw };
+const char* scheduler_kind_name(
+    SchedulerKind kind);  // "native", "random", "pct", "dpct", "pos", "surw"
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
 
 // Makes a fresh D-PCT step estimator for one run of `target`.
@@ -101,7 +106,7 @@ struct DriverOptions {
   unsigned jobs = 1;
   double check_timeout_seconds = 10;    // per history; 0: none
   std::uint64_t max_steps = 200'000;    // executor's cap before a run counts as a livelock
-  StepEstimatorFactory step_estimator;  // for kDpct; empty: fall back to pct (reported)
+  StepEstimatorFactory step_estimator;  // kDpct (empty: pct, reported) and kSurw
   // A fixed workload (a user's scenario) run by every history under a fresh schedule, instead of
   // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then
   // ignored. Its calls must be methods of the target.

@@ -272,11 +272,12 @@ CheckResult check_target(const targets::Target& target, const CheckOptions& opti
   const std::optional<detect::SchedulerKind> kind = detect::parse_scheduler_kind(options.scheduler);
   if (!kind) {
     throw std::invalid_argument("unknown scheduler '" + options.scheduler +
-                                "' (random, pct, dpct)");
+                                "' (random, pct, dpct, pos, surw)");
   }
   if (*kind == detect::SchedulerKind::kNative) {
     throw std::invalid_argument(
-        "the native scheduler has no schedule to minimize from: use random, pct or dpct");
+        "the native scheduler has no schedule to minimize from: use random, pct, dpct, pos or "
+        "surw");
   }
   detect::DriverOptions driver;
   driver.threads = options.threads;
@@ -286,7 +287,9 @@ CheckResult check_target(const targets::Target& target, const CheckOptions& opti
   driver.seed = options.seed;
   driver.jobs = std::max(1u, options.jobs);
   driver.check_timeout_seconds = 10;
-  if (*kind == detect::SchedulerKind::kDpct) driver.step_estimator = tree_step_estimators();
+  if (*kind == detect::SchedulerKind::kDpct || *kind == detect::SchedulerKind::kSurw) {
+    driver.step_estimator = tree_step_estimators();
+  }
 
   CheckResult result;
   result.target = target.name;

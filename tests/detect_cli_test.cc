@@ -68,6 +68,35 @@ TEST_F(DetectCliTest, CorrectTargetExitsZeroWithAHumanSummary) {
   EXPECT_NE(r.out.find("ms per history"), std::string::npos) << r.out;
 }
 
+// The partial-order and selectively uniform schedulers find the Treiber bug, their saved runs
+// replay to the same violation, and they keep a correct stack clean.
+TEST_F(DetectCliTest, PosAndSurwFindTheTreiberBugAndReplayIt) {
+  for (const std::string scheduler : {"pos", "surw"}) {
+    const fs::path runs = dir_ / ("runs-" + scheduler);
+    const RunResult r =
+        run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --scheduler " +
+            scheduler + " --json --out '" + runs.string() + "'");
+    ASSERT_EQ(r.exit_code, 1) << scheduler << r.out << r.err;
+    const nlohmann::json summary = nlohmann::json::parse(r.out);
+    EXPECT_GT(summary["violations"].get<int>(), 0) << scheduler;
+    EXPECT_EQ(summary["scheduler"].get<std::string>().rfind(scheduler + " (", 0), 0u)
+        << summary["scheduler"];
+    const std::string first = summary["saved"][0];
+    const nlohmann::json saved = nlohmann::json::parse(read_file(first));
+    EXPECT_NE(saved.dump().find("\"" + scheduler + "\""), std::string::npos) << scheduler;
+    const RunResult replay = run("replay '" + first + "'");
+    EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+    EXPECT_NE(replay.out.find("the violation REPRODUCES"), std::string::npos) << replay.out;
+
+    const RunResult control =
+        run("detect --target treiber_stack --threads 2 --ops 6 "
+            "--histories 60 --scheduler " +
+            scheduler);
+    EXPECT_EQ(control.exit_code, 0) << scheduler << control.out << control.err;
+    EXPECT_NE(control.out.find("non-linearizable:   0/60"), std::string::npos) << control.out;
+  }
+}
+
 TEST_F(DetectCliTest, UsageErrorsExit64WithOneLine) {
   RunResult r = run("detect --target no_such_target --histories 1");
   EXPECT_EQ(r.exit_code, 64);

@@ -228,6 +228,7 @@ void add_detect_command(CLI::App& app) {
       "Progress goes to stderr when it is a terminal.\n"
       "Examples:\n"
       "  linfault detect --target treiber_stack_buggy -n 2 -m 100 -s 20 --out runs\n"
+      "  linfault detect --target treiber_stack_buggy -n 2 -m 6 -s 100 --scheduler surw\n"
       "  linfault detect --target treiber_stack_buggy -s 2000 --shard 1/4 --out runs-1\n"
       "      (then `linfault merge --out runs-all runs-0 runs-1 runs-2 runs-3`)");
   detect->callback([args] { run_detect(*args); });

@@ -1,0 +1,106 @@
+// Test-only helpers shared by the scheduler tests (pos_scheduler_test.cc, surw_scheduler_test.cc):
+// the classic bug objects of dpct/test_objects.h as runnable cases, and a hand-driven RunView.
+//
+// Contract: BugCase::workload runs one operation per thread; bug_showed() tells whether any
+// operation reported the bug. ScriptedView::pending() returns each thread's next scripted access.
+//
+// Thread-safety: none (single-threaded tests). Internal: tests only, never installed.
+
+#ifndef LINFAULT_DPCT_SCHEDULER_TEST_CASES_H_
+#define LINFAULT_DPCT_SCHEDULER_TEST_CASES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "dpct/scheduler.h"
+#include "dpct/test_objects.h"
+
+namespace linfault::dpct::testing {
+
+struct BugCase {
+  unsigned depth;
+  ObjectFactory factory;
+  Workload workload;
+};
+
+inline BugCase bug_case(unsigned depth, int padding) {
+  using history::Call;
+  Workload w;
+  switch (depth) {
+    case 1:
+      w.threads = {{Call{"init", {}}}, {Call{"use", {}}}};
+      return {1, fixtures::factory_of<fixtures::Depth1Bug>(padding), w};
+    case 2:
+      w.threads = {{Call{"check", {}}}, {Call{"clear", {}}}};
+      return {2, fixtures::factory_of<fixtures::Depth2Bug>(padding), w};
+    default:
+      w.threads = {{Call{"write", {}}}, {Call{"observe", {}}}};
+      return {3, fixtures::factory_of<fixtures::Depth3Bug>(padding), w};
+  }
+}
+
+inline bool bug_showed(const history::History& h) {
+  for (const auto& op : h.operations()) {
+    if (op.result == history::Value(true)) return true;
+  }
+  return false;
+}
+
+// Each thread performs its scripted accesses in order; advance(t) marks t's next one done.
+class ScriptedView final : public RunView {
+ public:
+  explicit ScriptedView(std::vector<std::vector<Access>> script)
+      : script_(std::move(script)), next_(script_.size(), 0) {}
+  PendingStep pending(ThreadId t) const override {
+    PendingStep step;
+    if (next_[t] < script_[t].size()) step.access = &script_[t][next_[t]];
+    step.op_index = next_[t];
+    return step;
+  }
+  void advance(ThreadId t) { ++next_[t]; }
+  bool finished(ThreadId t) const { return next_[t] >= script_[t].size(); }
+  std::size_t done(ThreadId t) const { return next_[t]; }
+
+ private:
+  std::vector<std::vector<Access>> script_;
+  std::vector<std::size_t> next_;
+};
+
+inline Access access_of(AccessKind kind, const void* address) {
+  return Access{kind, address, SourceLocation()};
+}
+
+// Drives `scheduler` over the scripted run to its end, as the executor would: one point per
+// access (kStart first, kFinished after a thread's last one). Returns the threads in the order
+// they performed their accesses. Every thread's op_index is the number of accesses it did.
+inline std::vector<ThreadId> drive(Scheduler& scheduler, ScriptedView& view, const Workload& w) {
+  const auto n = static_cast<ThreadId>(w.threads.size());
+  scheduler.begin(RunInfo{n, &w, &view});
+  std::vector<ThreadId> order;
+  SchedulingPoint point;
+  point.kind = PointKind::kStart;
+  for (;;) {
+    std::vector<ThreadId> enabled;
+    for (ThreadId t = 0; t < n; ++t) {
+      if (!view.finished(t)) enabled.push_back(t);
+    }
+    if (enabled.empty()) break;
+    const ThreadId chosen = scheduler.choose(point, enabled);
+    order.push_back(chosen);
+    view.advance(chosen);
+    point.thread = chosen;
+    point.op_index = view.done(chosen);
+    if (view.finished(chosen)) {
+      point.kind = PointKind::kFinished;
+    } else {
+      point.kind = PointKind::kAccess;
+      point.access = *view.pending(chosen).access;
+    }
+    ++point.step;
+  }
+  return order;
+}
+
+}  // namespace linfault::dpct::testing
+
+#endif  // LINFAULT_DPCT_SCHEDULER_TEST_CASES_H_
