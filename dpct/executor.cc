@@ -696,7 +696,11 @@ PendingStep Executor::Impl::pending(ThreadId thread) const {
   PendingStep step;
   if (thread >= threads_.size()) return step;
   const Thread& th = threads_[thread];
-  if (th.status != Status::kFinished && th.last) step.access = &*th.last;
+  // A thread cut short by a crash or livelock is unwound (kFinished) before the scheduler's end();
+  // its calls left undone say it did not finish: it still waits at its last access.
+  const bool done =
+      th.status == Status::kFinished && th.calls != nullptr && th.op >= th.calls->size();
+  if (!done && th.last) step.access = &*th.last;
   step.op_index = th.op;
   step.op_step = th.op_points;
   return step;

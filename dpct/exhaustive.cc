@@ -55,6 +55,9 @@ class ExhaustiveScheduler final : public Scheduler {
     sleep_ = 0;
     sleep_effects_ = {};
     spinning_ = 0;
+    overtaken_ = 0;
+    iteration_.assign(threads_, {});
+    watched_.assign(threads_, {});
     events_.clear();
     clocks_.clear();
     thread_clocks_.assign(threads_ * threads_, 0);
@@ -240,19 +243,48 @@ class ExhaustiveScheduler final : public Scheduler {
       sleep_effects_.starts &= still_asleep;
       sleep_effects_.ends &= still_asleep;
     }
-    spinning_ &= ~bit(event.thread);
-    if (writes(event.access.kind)) {
-      // The write lets the spinning threads go: their next steps come after it.
-      for (ThreadId t = 0; reduce_ && t < threads_; ++t) {
-        if ((spinning_ & bit(t)) == 0) continue;
-        for (std::size_t u = 0; u < threads_; ++u) {
+    update_spinning(event);
+  }
+
+  // Fair spinning. A thread's spin iteration is the accesses since its previous spin hint. At a
+  // spin hint it is held back when nobody wrote what the iteration read since it read it: the
+  // next iteration would read the same values and spin again. It is released by a write to one of
+  // those locations (or a wait or notify). A thread whose iteration was overtaken by a write (a
+  // CAS that failed because of it) is not held: its next try may succeed.
+  void update_spinning(const Event& event) {
+    const ThreadId r = event.thread;
+    spinning_ &= ~bit(r);
+    const Access& access = event.access;
+    if (access.kind == AccessKind::kYield) {
+      if ((overtaken_ & bit(r)) == 0) {
+        spinning_ |= bit(r);
+        watched_[r].swap(iteration_[r]);
+      }
+      iteration_[r].clear();
+      overtaken_ &= ~bit(r);
+      return;
+    }
+    if (access.address != nullptr && std::find(iteration_[r].begin(), iteration_[r].end(),
+                                               access.address) == iteration_[r].end()) {
+      iteration_[r].push_back(access.address);
+    }
+    if (!writes(access.kind)) return;
+    const bool everything = conflicts_with_all(access.kind);
+    for (ThreadId t = 0; t < threads_; ++t) {
+      if (t == r) continue;
+      const auto touches = [&](const std::vector<const void*>& where) {
+        return everything || std::find(where.begin(), where.end(), access.address) != where.end();
+      };
+      if (touches(iteration_[t])) overtaken_ |= bit(t);
+      if ((spinning_ & bit(t)) != 0 && touches(watched_[t])) {
+        spinning_ &= ~bit(t);
+        // Its next step comes after the write that released it.
+        for (std::size_t u = 0; reduce_ && u < threads_; ++u) {
           std::uint32_t& mine = thread_clocks_[t * threads_ + u];
           mine = std::max(mine, clock_of(events_.size() - 1, static_cast<ThreadId>(u)));
         }
       }
-      spinning_ = 0;
     }
-    if (event.access.kind == AccessKind::kYield) spinning_ |= bit(event.thread);
   }
 
   // Whether the next step of a sleeping thread conflicts with an executed event. That step ran
@@ -375,7 +407,10 @@ class ExhaustiveScheduler final : public Scheduler {
   unsigned preemptions_ = 0;
   Mask sleep_ = 0;  // threads whose next step need not run before a conflicting one does
   HistoryEffects sleep_effects_;
-  Mask spinning_ = 0;  // threads past a spin hint, waiting for another thread to write
+  Mask spinning_ = 0;   // threads held back at a spin hint (fair spinning)
+  Mask overtaken_ = 0;  // threads whose current spin iteration read something written since
+  std::vector<std::vector<const void*>> iteration_;  // per thread: locations since its spin hint
+  std::vector<std::vector<const void*>> watched_;    // per held thread: what releases it
   std::vector<Event> events_;
   bool open_ = false;                         // events_.back() has not been completed
   std::vector<std::uint32_t> clocks_;         // events_.size() x threads_ vector clocks
@@ -413,6 +448,7 @@ ExhaustiveResult explore_exhaustively(Executor& executor, const ObjectFactory& f
         result.executions + result.redundant >= options.max_executions) {
       return result;
     }
+    if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) return result;
   }
 }
 

@@ -28,14 +28,17 @@
 // free of data races: a plain field written before an instrumented store publishes it and read
 // after an instrumented load finds it is fine.
 //
-// Fair spinning: a thread that passed a spin hint (spin_hint, an instrumented yield) is not
-// scheduled again until another thread has written something (any access but a load or a spin
-// hint), as CHESS's fair scheduler does; when every enabled thread is in that state, they are
-// all released (one of them may have read a value that was overwritten before it spun). A correct
-// spin-waiting object (a ticket lock, a seqlock reader) then terminates under every schedule
-// explored, while a thread spinning on a condition that no other thread will change still runs
-// into ExecutionOptions::max_steps and is reported as a livelock. The price: code that spins a
-// bounded number of times and then takes another path takes it only once no other thread can run.
+// Fair spinning: a thread at a spin hint (spin_hint, an instrumented yield) is held back while
+// nobody has written what its current spin iteration (its accesses since its previous spin hint)
+// read: the next iteration would read the same values and spin again. A write by another thread
+// to one of those locations (or any wait or notify) releases it; an iteration overtaken by such a
+// write while it ran (a CAS that failed because of it) is not held at all, since its next try may
+// succeed. When every enabled thread is held they are all released. So a correct spin-waiting
+// object (a ticket lock, a seqlock reader) terminates under every schedule explored, while a
+// thread spinning on a condition that no other thread will change still runs into
+// ExecutionOptions::max_steps and is reported as a livelock. Assumption: a spin iteration that
+// reads the same shared values does the same thing; code that spins a bounded number of times and
+// then takes another path (a local counter) takes it only once no other thread can run.
 //
 // The workload must be deterministic (same decisions => same run); a replayed prefix that sees a
 // different set of enabled threads is reported with std::runtime_error. At most 64 threads
@@ -50,6 +53,7 @@
 #define LINFAULT_DPCT_EXHAUSTIVE_H_
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -62,6 +66,8 @@ struct ExhaustiveOptions {
   std::optional<unsigned> max_preemptions;  // nullopt: every schedule
   std::uint64_t max_executions = 0;         // 0: no limit (redundant runs count too)
   bool reduce = true;  // partial-order reduction; full enumeration under a preemption bound
+  // Stop (not exhausted) once this time has passed, checked after every run.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   ExecutionOptions execution;
 };
 

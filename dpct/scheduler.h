@@ -71,7 +71,8 @@ struct SchedulingPoint {
 // (partial-order reduction, dpct/exhaustive.h).
 struct PendingStep {
   // The access the thread performs when it is next scheduled: the one it waits at (at kStart,
-  // after a preemption) or the lock or wait it is blocked on. nullptr once it has finished.
+  // after a preemption) or the lock or wait it is blocked on. nullptr once it has finished its
+  // calls; a thread a crash or livelock cut short keeps its last access (in end() too).
   const Access* access = nullptr;
   std::size_t op_index = 0;  // its operation (index in its call list)
   // Scheduling points that operation passed before: 0 means the access starts the operation, so

@@ -8,6 +8,7 @@
 
 #include "detect/checker.h"
 #include "dpct/exhaustive.h"
+#include "dpct/random_scheduler.h"
 
 namespace linfault::minimize {
 namespace {
@@ -134,6 +135,8 @@ const char* bounded_verdict_name(BoundedVerdict verdict) {
       return "not linearizable";
     case BoundedVerdict::kInconclusive:
       return "inconclusive";
+    case BoundedVerdict::kFails:
+      return "fails";
   }
   return "inconclusive";
 }
@@ -153,6 +156,19 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
         throw std::invalid_argument(call.to_string() + " is not an operation of target " +
                                     target.name);
       }
+    }
+  }
+  {
+    // Ps and Pr alone, once: a call the target rejects (wrong arity, a value out of its domain) is
+    // a usage error, not a counterexample.
+    dpct::Executor executor;
+    dpct::RandomScheduler scheduler(1);
+    dpct::ExecutionOptions sequential;
+    sequential.max_steps = options.max_steps;
+    const dpct::Run alone = executor.execute(
+        target.factory, dpct::Workload{options.setup, {}, options.reveal}, scheduler, sequential);
+    if (alone.outcome == dpct::RunOutcome::kCrash) {
+      throw std::invalid_argument("the setup and reveal calls fail on their own: " + alone.message);
     }
   }
   const Clock::time_point start = Clock::now();
@@ -234,7 +250,9 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
                           : detect::SavedVerdict{};
     failing.history = explored.found->history;
     result.failing = std::move(failing);
-    result.verdict = BoundedVerdict::kNotLinearizable;
+    result.verdict = explored.found->outcome == dpct::RunOutcome::kOk
+                         ? BoundedVerdict::kNotLinearizable
+                         : BoundedVerdict::kFails;
     result.seconds = seconds_since(start);
     return result;
   }

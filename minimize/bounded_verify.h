@@ -86,9 +86,10 @@ struct BoundedVerifyOptions {
   std::function<void(std::uint64_t workloads, std::uint64_t executions)> progress;
 };
 
-enum class BoundedVerdict { kLinearizable, kNotLinearizable, kInconclusive };
-const char* bounded_verdict_name(
-    BoundedVerdict verdict);  // "linearizable", "not linearizable", ...
+// kFails: a run crashed, deadlocked or livelocked (`failure` says which), whatever its history.
+enum class BoundedVerdict { kLinearizable, kNotLinearizable, kInconclusive, kFails };
+// "linearizable", "not linearizable", "inconclusive", "fails".
+const char* bounded_verdict_name(BoundedVerdict verdict);
 
 struct BoundedVerifyResult {
   BoundedVerdict verdict = BoundedVerdict::kInconclusive;
@@ -99,9 +100,10 @@ struct BoundedVerifyResult {
   double seconds = 0;
   // kInconclusive: why ("time limit", or a check that ended with unknown).
   std::string inconclusive_reason;
-  // kNotLinearizable: the first failing run, as `linfault detect` saves runs, for the minimizer.
+  // kNotLinearizable, kFails: the first failing run, as `linfault detect` saves runs, for the
+  // minimizer.
   std::optional<detect::SavedRun> failing;
-  std::string failure;  // kNotLinearizable: one line, why the run fails
+  std::string failure;  // kNotLinearizable, kFails: one line, why the run fails
 };
 
 // Throws std::invalid_argument for options that cannot work (no threads, no calls per thread, no

@@ -216,12 +216,12 @@ ReproVerdict verify_test_case(const targets::Target& target, const dpct::Workloa
   };
   dpct::ExhaustiveResult result =
       dpct::explore_exhaustively(executor, target.factory, workload, explore, stop);
-  v.explored = result.executions;
+  v.explored = result.executions + result.redundant;
   if (!result.found && !result.exhausted) {
     explore.max_preemptions = options.preemption_bound;
     v.bound = options.preemption_bound;
     result = dpct::explore_exhaustively(executor, target.factory, workload, explore, stop);
-    v.explored += result.executions;
+    v.explored += result.executions + result.redundant;
   }
   v.exhausted = result.exhausted;
   const std::string space =

@@ -232,6 +232,7 @@ class Minimizer {
       ex.max_preemptions = bound;
       ex.max_executions = options_.exhaustive_executions;
       ex.execution = execution_;
+      ex.deadline = end;
       std::optional<Simplest> best;
       bool timed_out = false;
       const dpct::ExhaustiveResult r = dpct::explore_exhaustively(
@@ -283,6 +284,7 @@ class Minimizer {
     const Clock::time_point end =
         std::min(limit(), Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(seconds)));
+    ex.deadline = end;
     Enumeration out;
     dpct::ExhaustiveResult found = dpct::explore_exhaustively(
         executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
@@ -298,12 +300,13 @@ class Minimizer {
     return out;
   }
 
-  // Decisions that ran another thread than the one at the point (the first pick is not one).
+  // Decisions that ran another thread than the one at an access point: not the first pick, nor a
+  // switch after a thread finished or blocked.
   static std::size_t context_switches(const dpct::Schedule& schedule) {
     std::size_t switches = 0;
     for (std::size_t i = 0; i < schedule.points.size() && i < schedule.decisions.size(); ++i) {
-      const dpct::ThreadId at = schedule.points[i].thread;
-      if (at != dpct::kNoThread && at != schedule.decisions[i]) ++switches;
+      const dpct::PointTag& at = schedule.points[i];
+      if (at.kind == dpct::PointKind::kAccess && at.thread != schedule.decisions[i]) ++switches;
     }
     return switches;
   }

@@ -28,9 +28,8 @@ void SeqlockRegister::write(std::int64_t value) {
     dpct::spin_hint();
     sequence = sequence_.load();
   }
-  const std::int64_t stored = value + 1;
-  high_.store(stored / kLowBase);
-  low_.store(stored % kLowBase);
+  high_.store(value / kLowBase);
+  low_.store(value % kLowBase);
   sequence_.store(sequence + 2);
 }
 
@@ -41,9 +40,8 @@ std::optional<std::int64_t> SeqlockRegister::read() {
       const std::int64_t high = high_.load();
       const std::int64_t low = low_.load();
       if (sequence_.load() == before) {
-        const std::int64_t stored = high * kLowBase + low;
-        if (stored == 0) return std::nullopt;
-        return stored - 1;
+        if (before == 0) return std::nullopt;
+        return high * kLowBase + low;
       }
     }
     dpct::spin_hint();

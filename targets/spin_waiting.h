@@ -44,8 +44,8 @@ class SeqlockRegister {
   std::optional<std::int64_t> read();  // nullopt before the first write
 
  private:
-  // A value v is stored as v + 1 split in two words (base 4, so that most values use both and a
-  // torn read would show a value never written); 0 in both means "never written".
+  // A value v is stored split in two words, v / 4 and v % 4, so that most values use both and a
+  // torn read would show a value never written. A sequence of 0 means "never written".
   static constexpr std::int64_t kLowBase = 4;
 
   dpct::Atomic<std::uint64_t> sequence_{0};

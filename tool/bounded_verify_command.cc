@@ -198,7 +198,8 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
               << (total ? std::to_string(*total) : std::string("too many to count"))
               << " workloads\n";
   }
-  if (result.verdict != minimize::BoundedVerdict::kNotLinearizable) {
+  if (result.verdict != minimize::BoundedVerdict::kNotLinearizable &&
+      result.verdict != minimize::BoundedVerdict::kFails) {
     set_phase(nullptr);
     const bool proven = result.verdict == minimize::BoundedVerdict::kLinearizable;
     if (args.json) {
