@@ -58,6 +58,7 @@ class ExhaustiveScheduler final : public Scheduler {
     overtaken_ = 0;
     iteration_.assign(threads_, {});
     watched_.assign(threads_, {});
+    last_hint_.assign(threads_, std::nullopt);
     events_.clear();
     clocks_.clear();
     thread_clocks_.assign(threads_ * threads_, 0);
@@ -246,20 +247,23 @@ class ExhaustiveScheduler final : public Scheduler {
     update_spinning(event);
   }
 
-  // Fair spinning. A thread's spin iteration is the accesses since its previous spin hint. At a
-  // spin hint it is held back when nobody wrote what the iteration read since it read it: the
-  // next iteration would read the same values and spin again. It is released by a write to one of
-  // those locations (or a wait or notify). A thread whose iteration was overtaken by a write (a
-  // CAS that failed because of it) is not held: its next try may succeed.
+  // Fair spinning. A thread's spin iteration is its accesses since its previous spin hint. At a
+  // spin hint it is held back only when the iteration is a whole turn of one loop (the previous
+  // hint was at the same place in the same operation), read something, wrote nothing, and nobody
+  // wrote what it read since it read it: the next turn would read the same values and spin again.
+  // A write by another thread to one of those locations (or a wait or notify) releases it.
   void update_spinning(const Event& event) {
     const ThreadId r = event.thread;
     spinning_ &= ~bit(r);
     const Access& access = event.access;
     if (access.kind == AccessKind::kYield) {
-      if ((overtaken_ & bit(r)) == 0) {
+      const HintPlace here{access.where.file_name(), access.where.line(), event.op_index};
+      const bool same_loop = last_hint_[r] && *last_hint_[r] == here;
+      if (same_loop && !iteration_[r].empty() && (overtaken_ & bit(r)) == 0) {
         spinning_ |= bit(r);
         watched_[r].swap(iteration_[r]);
       }
+      last_hint_[r] = here;
       iteration_[r].clear();
       overtaken_ &= ~bit(r);
       return;
@@ -269,6 +273,7 @@ class ExhaustiveScheduler final : public Scheduler {
       iteration_[r].push_back(access.address);
     }
     if (!writes(access.kind)) return;
+    overtaken_ |= bit(r);  // its own write changes what its next turn reads
     const bool everything = conflicts_with_all(access.kind);
     for (ThreadId t = 0; t < threads_; ++t) {
       if (t == r) continue;
@@ -411,6 +416,13 @@ class ExhaustiveScheduler final : public Scheduler {
   Mask overtaken_ = 0;  // threads whose current spin iteration read something written since
   std::vector<std::vector<const void*>> iteration_;  // per thread: locations since its spin hint
   std::vector<std::vector<const void*>> watched_;    // per held thread: what releases it
+  struct HintPlace {
+    const char* file = nullptr;
+    std::uint32_t line = 0;
+    std::size_t op_index = 0;
+    bool operator==(const HintPlace&) const = default;
+  };
+  std::vector<std::optional<HintPlace>> last_hint_;  // per thread: where it spun last
   std::vector<Event> events_;
   bool open_ = false;                         // events_.back() has not been completed
   std::vector<std::uint32_t> clocks_;         // events_.size() x threads_ vector clocks

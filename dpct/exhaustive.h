@@ -28,17 +28,19 @@
 // free of data races: a plain field written before an instrumented store publishes it and read
 // after an instrumented load finds it is fine.
 //
-// Fair spinning: a thread at a spin hint (spin_hint, an instrumented yield) is held back while
-// nobody has written what its current spin iteration (its accesses since its previous spin hint)
-// read: the next iteration would read the same values and spin again. A write by another thread
-// to one of those locations (or any wait or notify) releases it; an iteration overtaken by such a
-// write while it ran (a CAS that failed because of it) is not held at all, since its next try may
-// succeed. When every enabled thread is held they are all released. So a correct spin-waiting
-// object (a ticket lock, a seqlock reader) terminates under every schedule explored, while a
-// thread spinning on a condition that no other thread will change still runs into
-// ExecutionOptions::max_steps and is reported as a livelock. Assumption: a spin iteration that
-// reads the same shared values does the same thing; code that spins a bounded number of times and
-// then takes another path (a local counter) takes it only once no other thread can run.
+// Fair spinning: a thread at a spin hint (spin_hint, an instrumented yield) is held back when
+// its spin iteration (its accesses since its previous hint) was a whole turn of one loop (that
+// hint was at the same place in the same operation), read something, wrote nothing, and nobody
+// wrote what it read since it read it: the next turn would read the same values and spin again.
+// A write by another thread to one of those locations (or any wait or notify) releases it, and
+// when every enabled thread is held they are all released. So a correct spin-waiting object (a
+// ticket lock, a seqlock reader) terminates under every schedule explored, while a thread
+// spinning on a condition that no other thread will change still runs into
+// ExecutionOptions::max_steps and is reported as a livelock. Assumption: a loop turn that reads
+// the same shared values does the same thing; code that spins a bounded number of times and then
+// takes another path (a local counter) takes it only once no other thread can run. Failed
+// compare-exchanges and try_locks count as writes, so waiters that spin on them are never held
+// (more schedules, and possibly a livelock reported where two such waiters starve the holder).
 //
 // The workload must be deterministic (same decisions => same run); a replayed prefix that sees a
 // different set of enabled threads is reported with std::runtime_error. At most 64 threads
