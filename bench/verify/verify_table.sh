@@ -31,7 +31,7 @@ row() {  # target ops [preemptions]
     "$(jq -r '"\(.workloads // "?")/\(.total_workloads // "?")"' <<<"$out")" \
     "$(jq -r '.executions // "?"' <<<"$out")" "$(echo "$end - $start" | bc)" \
     "$(jq -r 'if .test_case then ([.test_case.pc[] | length] | add) else "-" end' <<<"$out")"
-  [[ $verdict == "not linearizable" ]]
+  [[ $verdict == "not linearizable" || $verdict == "fails" ]]
 }
 for t in "${buggy[@]}"; do
   row "$t" 2 || row "$t" 2 "$preemptions" || row "$t" 3 "$preemptions" || true
