@@ -104,18 +104,10 @@ TEST(PosSchedulerTest, RunIsAPureFunctionOfTheSeedAndEveryChoiceIsEnabled) {
 // within 100 runs on average. Measured with seeds 1..2000: depth 1 1010, depth 2 236, depth 3
 // 165 hits, so the bound leaves a margin of 8x and more.
 TEST(PosSchedulerTest, FindsTheDepthOneTwoThreeBugs) {
-  Executor executor;
-  ExecutionOptions options;
-  options.record_points = false;
   for (unsigned depth : {1u, 2u, 3u}) {
-    const testing::BugCase c = testing::bug_case(depth, 2);
     const std::uint64_t runs = 2000;
-    std::uint64_t hits = 0;
     PosScheduler pos(0);
-    for (std::uint64_t seed = 1; seed <= runs; ++seed) {
-      pos.reseed(seed);
-      hits += testing::bug_showed(executor.execute(c.factory, c.workload, pos, options).history);
-    }
+    const std::uint64_t hits = testing::bug_hits(pos, depth, runs);
     EXPECT_GE(hits, runs / 100) << "depth " << depth << ": " << hits << "/" << runs;
     std::printf("POS depth %u: %llu/%llu runs\n", depth, static_cast<unsigned long long>(hits),
                 static_cast<unsigned long long>(runs));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "dpct/executor.h"
 #include "dpct/scheduler.h"
 #include "dpct/test_objects.h"
 
@@ -44,6 +45,20 @@ inline bool bug_showed(const history::History& h) {
     if (op.result == history::Value(true)) return true;
   }
   return false;
+}
+
+// Runs of the depth-`depth` bug case (padding 2) with seeds 1..runs in which the bug showed.
+inline std::uint64_t bug_hits(Scheduler& scheduler, unsigned depth, std::uint64_t runs) {
+  Executor executor;
+  ExecutionOptions options;
+  options.record_points = false;
+  const BugCase c = bug_case(depth, 2);
+  std::uint64_t hits = 0;
+  for (std::uint64_t seed = 1; seed <= runs; ++seed) {
+    scheduler.reseed(seed);
+    hits += bug_showed(executor.execute(c.factory, c.workload, scheduler, options).history);
+  }
+  return hits;
 }
 
 // Each thread performs its scripted accesses in order; advance(t) marks t's next one done.

@@ -165,18 +165,10 @@ TEST(SurwSchedulerTest, RunIsAPureFunctionOfTheSeedAndEveryChoiceIsEnabled) {
 // As for POS: at least 1% of 2000 runs expose each bug. Measured with seeds 1..2000: depth 1
 // 1521, depth 2 171, depth 3 95 hits.
 TEST(SurwSchedulerTest, FindsTheDepthOneTwoThreeBugs) {
-  Executor executor;
-  ExecutionOptions options;
-  options.record_points = false;
   for (unsigned depth : {1u, 2u, 3u}) {
-    const testing::BugCase c = testing::bug_case(depth, 2);
     const std::uint64_t runs = 2000;
-    std::uint64_t hits = 0;
     SurwScheduler surw(SurwOptions{});
-    for (std::uint64_t seed = 1; seed <= runs; ++seed) {
-      surw.reseed(seed);
-      hits += testing::bug_showed(executor.execute(c.factory, c.workload, surw, options).history);
-    }
+    const std::uint64_t hits = testing::bug_hits(surw, depth, runs);
     EXPECT_GE(hits, runs / 100) << "depth " << depth << ": " << hits << "/" << runs;
     std::printf("SURW depth %u: %llu/%llu runs\n", depth, static_cast<unsigned long long>(hits),
                 static_cast<unsigned long long>(runs));
