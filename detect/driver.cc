@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -30,6 +31,22 @@ using Clock = std::chrono::steady_clock;
 // pilot runs use these.
 constexpr std::uint64_t kSchedulerSalt = 0x5c4ed01e;
 constexpr std::uint64_t kPilotSalt = 0x9110f00d;
+constexpr std::uint64_t kShapeSalt = 0x54a9e5;
+constexpr std::uint64_t kPortfolioSalt = 0x90f7f011;
+constexpr std::uint64_t kProbeSalt = 0x9e0be;
+
+// The portfolio's members with their base shares. Random walk gets the largest share: on short
+// histories most bugs need one preemption, where it is hard to beat (bench/schedulers/).
+struct PortfolioShare {
+  SchedulerKind kind;
+  double share;
+};
+constexpr std::array<PortfolioShare, 4> kPortfolio = {{{SchedulerKind::kRandom, 2},
+                                                       {SchedulerKind::kDpct, 1},
+                                                       {SchedulerKind::kPos, 1},
+                                                       {SchedulerKind::kSurw, 1}}};
+// The portfolio learns from whole blocks of this many histories (see PortfolioLearner).
+constexpr std::uint64_t kPortfolioBlock = 64;
 
 std::uint64_t derive(std::uint64_t seed, std::uint64_t salt) {
   dpct::SplitMix64 rng(seed ^ (salt * 0x9e3779b97f4a7c15ULL));
@@ -40,15 +57,22 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// The scheduling every history of one detection uses, resolved once.
+// The scheduling and workload drawing every history of one detection uses, resolved once.
 struct Plan {
   SchedulerKind kind = SchedulerKind::kPct;
-  bool tree_estimator = false;  // kDpct or kSurw with a step estimator
+  bool tree_estimator = false;  // kDpct or kSurw (also as portfolio members) with an estimator
   std::uint64_t k = 0;          // fixed k of pct (and of the dpct fallback)
   std::string description;
+  // Uneven shapes: the operation weights of the long threads (the methods that write) and of the
+  // single operation (those that do not); both empty when every method writes or none does (then
+  // every thread draws uniformly).
+  std::vector<unsigned> burst_weights;
+  std::vector<unsigned> observer_weights;
 };
 
-std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOptions& options,
+// The scheduler of one history: `kind` is plan.kind, or for a portfolio the member drawn.
+std::unique_ptr<dpct::Scheduler> make_scheduler(SchedulerKind kind, const Plan& plan,
+                                                const DriverOptions& options,
                                                 const targets::Target& target, std::uint64_t seed) {
   std::unique_ptr<dpct::Scheduler> scheduler;
   const dpct::PctOptions pct{.seed = seed,
@@ -56,7 +80,7 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOp
                              .steps = plan.k,
                              .epoch_operations = options.epoch_operations,
                              .defer_to_write = options.write_bias};
-  switch (plan.kind) {
+  switch (kind) {
     case SchedulerKind::kRandom:
       scheduler = std::make_unique<dpct::RandomScheduler>(seed);
       break;
@@ -79,6 +103,8 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(const Plan& plan, const DriverOp
       break;
     case SchedulerKind::kNative:
       throw std::logic_error("native runs have no scheduler");
+    case SchedulerKind::kPortfolio:
+      throw std::logic_error("a portfolio history runs one of its members");
   }
   if (options.heuristic) {
     scheduler = std::make_unique<RoundScheduler>(std::move(scheduler), options.round_ops);
@@ -93,11 +119,152 @@ targets::WorkloadShape shape_of(const DriverOptions& options) {
           .reveal = 0};
 }
 
-dpct::Workload workload_for(const targets::Target& target, const DriverOptions& options,
-                            std::uint64_t seed) {
-  if (options.workload) return *options.workload;
-  return targets::random_workload(target, shape_of(options), seed);
+bool draws_uneven(const DriverOptions& options, std::uint64_t seed) {
+  if (options.threads < 2 || options.ops_per_thread < 2) return false;  // nothing to make uneven
+  switch (options.shapes) {
+    case ShapeMix::kEven:
+      return false;
+    case ShapeMix::kUneven:
+      return true;
+    case ShapeMix::kMixed:
+      return (derive(seed, kShapeSalt) & 1) != 0;
+  }
+  return false;
 }
+
+dpct::Workload workload_for(const targets::Target& target, const DriverOptions& options,
+                            const Plan& plan, std::uint64_t seed) {
+  if (options.workload) return *options.workload;
+  targets::WorkloadShape shape = shape_of(options);
+  if (draws_uneven(options, seed)) {
+    const std::size_t single = (derive(seed, kShapeSalt) >> 1) % options.threads;
+    shape.thread_ops.assign(options.threads, options.ops_per_thread);
+    shape.thread_ops[single] = 1;
+    if (!plan.burst_weights.empty()) {
+      shape.thread_weights.assign(options.threads, plan.burst_weights);
+      shape.thread_weights[single] = plan.observer_weights;
+    }
+  }
+  return targets::random_workload(target, shape, seed);
+}
+
+bool writes(const dpct::TraceStep& step) {
+  switch (step.kind) {
+    case dpct::AccessKind::kStore:
+    case dpct::AccessKind::kExchange:
+    case dpct::AccessKind::kFetchAdd:
+    case dpct::AccessKind::kFetchSub:
+    case dpct::AccessKind::kFetchAnd:
+    case dpct::AccessKind::kFetchOr:
+    case dpct::AccessKind::kFetchXor:
+      return true;
+    case dpct::AccessKind::kCompareExchange:
+      return step.success;
+    default:
+      return false;
+  }
+}
+
+// The uneven shapes' mixes of `plan`: bursts of writers against one operation that only reads.
+void set_uneven_mixes(Plan& plan, const targets::Target& target, const DriverOptions& options) {
+  if (options.workload || options.shapes == ShapeMix::kEven) return;
+  const std::vector<bool> writers = methods_that_write(target, derive(options.seed, kProbeSalt));
+  const auto count = static_cast<std::size_t>(std::count(writers.begin(), writers.end(), true));
+  if (count == 0 || count == writers.size()) return;
+  for (bool w : writers) {
+    plan.burst_weights.push_back(w ? 1 : 0);
+    plan.observer_weights.push_back(w ? 0 : 1);
+  }
+}
+
+// The portfolio's choice of member for each history. Blocks of kPortfolioBlock histories (in
+// the order of the campaign) draw their members from weights fixed when every earlier block is
+// complete: until a violation is found, the base shares; after, half the mass by the base
+// shares (exploration) and half in proportion to each member's violation rate (exploitation).
+// Because weights depend only on whole earlier blocks, results do not depend on --jobs; a
+// worker that reaches a block early waits for the earlier ones. Under --shard the shards cannot
+// see each other's results, so the weights stay the base shares (documented in the scheduler
+// string), keeping sharded and unsharded campaigns identical.
+class PortfolioLearner {
+ public:
+  PortfolioLearner(bool learn, std::uint64_t histories)
+      : learn_(learn),
+        blocks_((histories + kPortfolioBlock - 1) / kPortfolioBlock),
+        histories_(histories),
+        block_done_(learn ? blocks_ : 0),
+        block_runs_(learn ? blocks_ * kPortfolio.size() : 0),
+        block_hits_(learn ? blocks_ * kPortfolio.size() : 0),
+        runs_(kPortfolio.size()),
+        hits_(kPortfolio.size()),
+        shares_(shares()) {}
+
+  // The member of history `j` (0-based within this campaign) with seed `seed`. Called with
+  // `lock` held on the driver's mutex; waits until the earlier blocks are complete (or failed).
+  std::size_t member(std::uint64_t j, std::uint64_t seed, std::unique_lock<std::mutex>& lock,
+                     const std::atomic<bool>& failed) {
+    const std::uint64_t block = j / kPortfolioBlock;
+    if (learn_) {
+      complete_.wait(lock, [&] { return complete_blocks_ >= block || failed.load(); });
+    }
+    // 53 random bits as a double in [0, 1); the shares sum to 1.
+    double u = static_cast<double>(derive(seed, kPortfolioSalt) >> 11) * 0x1.0p-53;
+    for (std::size_t m = 0; m + 1 < shares_.size(); ++m) {
+      if (u < shares_[m]) return m;
+      u -= shares_[m];
+    }
+    return shares_.size() - 1;
+  }
+
+  // Records the result of history `j`; called under the driver's mutex.
+  void record(std::uint64_t j, std::size_t member, bool violation) {
+    if (!learn_) return;
+    const std::uint64_t block = j / kPortfolioBlock;
+    ++block_runs_[block * kPortfolio.size() + member];
+    block_hits_[block * kPortfolio.size() + member] += violation ? 1 : 0;
+    ++block_done_[block];
+    bool advanced = false;
+    while (complete_blocks_ < blocks_ &&
+           block_done_[complete_blocks_] == block_size(complete_blocks_)) {
+      for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
+        runs_[m] += block_runs_[complete_blocks_ * kPortfolio.size() + m];
+        hits_[m] += block_hits_[complete_blocks_ * kPortfolio.size() + m];
+      }
+      ++complete_blocks_;
+      advanced = true;
+    }
+    if (advanced) {
+      shares_ = shares();
+      complete_.notify_all();
+    }
+  }
+
+  void wake_all() { complete_.notify_all(); }
+
+ private:
+  std::uint64_t block_size(std::uint64_t block) const {
+    return std::min(kPortfolioBlock, histories_ - block * kPortfolioBlock);
+  }
+
+  std::vector<double> shares() const {
+    std::vector<PortfolioMember> so_far;
+    for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
+      so_far.push_back({kPortfolio[m].kind, runs_[m], hits_[m]});
+    }
+    return portfolio_shares(so_far);
+  }
+
+  bool learn_;
+  std::uint64_t blocks_;
+  std::uint64_t histories_;
+  std::vector<std::uint64_t> block_done_;
+  std::vector<std::uint64_t> block_runs_;
+  std::vector<std::uint64_t> block_hits_;
+  std::vector<std::uint64_t> runs_;  // per member, over the complete blocks
+  std::vector<std::uint64_t> hits_;
+  std::uint64_t complete_blocks_ = 0;
+  std::vector<double> shares_;  // for the block after the complete ones
+  std::condition_variable complete_;
+};
 
 // k for plain PCT: the most decisions any of a few random-walk pilot runs needed.
 std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& options) {
@@ -111,8 +278,8 @@ std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& option
   std::uint64_t k = 1;
   for (std::uint64_t i = 0; i < options.pilot_runs; ++i) {
     const std::uint64_t seed = derive(options.seed + i, kPilotSalt);
-    const dpct::Workload workload = workload_for(target, options, seed);
-    auto scheduler = make_scheduler(random, options, target, seed);
+    const dpct::Workload workload = workload_for(target, options, random, seed);
+    auto scheduler = make_scheduler(SchedulerKind::kRandom, random, options, target, seed);
     const dpct::Run run = executor.execute(target.factory, workload, *scheduler, execution);
     k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
   }
@@ -172,17 +339,50 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
                      " per operation") +
           ", revised during runs)" + heuristic;
       break;
+    case SchedulerKind::kPortfolio: {
+      plan.tree_estimator = static_cast<bool>(options.step_estimator);
+      std::string dpct_member = "dpct";
+      if (!plan.tree_estimator) {
+        plan.k = fixed_k(source);
+        dpct_member = "pct k=" + std::to_string(plan.k) + " (k " + source + ")";
+      }
+      double total = 0;
+      for (const PortfolioShare& member : kPortfolio) total += member.share;
+      std::ostringstream members;
+      for (const PortfolioShare& member : kPortfolio) {
+        members << (member.kind == SchedulerKind::kRandom ? "" : ", ")
+                << (member.kind == SchedulerKind::kDpct ? dpct_member
+                                                        : scheduler_kind_name(member.kind))
+                << " " << static_cast<int>(100 * member.share / total + 0.5) << "%";
+      }
+      plan.description =
+          "portfolio (" + members.str() +
+          (options.shard_count > 1 ? "; fixed shares under --shard"
+                                   : "; shares learnt from violations every " +
+                                         std::to_string(kPortfolioBlock) + " histories") +
+          ")" + heuristic;
+      break;
+    }
   }
-  if (options.epoch_operations > 0 &&
-      (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
+  const bool pct_like = options.scheduler == SchedulerKind::kPct ||
+                        options.scheduler == SchedulerKind::kDpct ||
+                        options.scheduler == SchedulerKind::kPortfolio;
+  if (options.epoch_operations > 0 && pct_like) {
     plan.description +=
         ", plan redrawn every " + std::to_string(options.epoch_operations) + " operations";
   }
-  if (options.write_bias > 0 &&
-      (options.scheduler == SchedulerKind::kPct || options.scheduler == SchedulerKind::kDpct)) {
+  if (options.write_bias > 0 && pct_like) {
     std::ostringstream bias;
     bias << options.write_bias;
     plan.description += ", write bias " + bias.str();
+  }
+  set_uneven_mixes(plan, target, options);
+  if (!options.workload && options.shapes != ShapeMix::kEven && options.threads >= 2 &&
+      options.ops_per_thread >= 2) {
+    plan.description += std::string("; ") + shape_mix_name(options.shapes) + " shapes (" +
+                        (options.shapes == ShapeMix::kMixed ? "even, and " : "") + "1 || " +
+                        std::to_string(options.ops_per_thread) + " operations" +
+                        (plan.burst_weights.empty() ? "" : ": a reader against writers") + ")";
   }
   return plan;
 }
@@ -228,16 +428,18 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
 }
 
+// `kind`: plan.kind, or the portfolio member that runs this history.
 HistoryResult run_history(dpct::Executor& executor, const targets::Target& target,
-                          const DriverOptions& options, const Plan& plan, std::uint64_t seed) {
+                          const DriverOptions& options, const Plan& plan, SchedulerKind kind,
+                          std::uint64_t seed) {
   const Clock::time_point start = Clock::now();
-  const dpct::Workload workload = workload_for(target, options, seed);
+  const dpct::Workload workload = workload_for(target, options, plan, seed);
   const std::string origin = target.name + "-" + std::to_string(seed);
   dpct::Run run;
-  if (plan.kind == SchedulerKind::kNative) {
+  if (kind == SchedulerKind::kNative) {
     run = dpct::run_native(target.factory, workload, {.record_history = true, .origin = origin});
   } else {
-    auto scheduler = make_scheduler(plan, options, target, derive(seed, kSchedulerSalt));
+    auto scheduler = make_scheduler(kind, plan, options, target, derive(seed, kSchedulerSalt));
     dpct::ExecutionOptions execution;
     execution.max_steps = options.max_steps;
     execution.origin = origin;
@@ -251,6 +453,7 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
 
   HistoryResult result;
   result.seed = seed;
+  result.scheduler = kind;
   result.outcome = run.outcome;
   result.result = verdict.result;
   result.ms = ms_since(start);
@@ -259,14 +462,17 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
     saved.target = target.name;
     saved.model = target.model;
     saved.seed = seed;
-    saved.scheduling.kind = scheduler_kind_name(plan.kind);
+    saved.scheduling.kind = scheduler_kind_name(kind);
     saved.scheduling.heuristic = options.heuristic;
     saved.scheduling.round_ops = options.heuristic ? options.round_ops : 0;
     saved.scheduling.depth =
-        plan.kind == SchedulerKind::kPct || plan.kind == SchedulerKind::kDpct ? options.depth : 0;
+        kind == SchedulerKind::kPct || kind == SchedulerKind::kDpct ? options.depth : 0;
     saved.scheduling.k = plan.k;
-    saved.scheduling.max_steps = plan.kind == SchedulerKind::kNative ? 0 : options.max_steps;
-    saved.scheduling.description = plan.description;
+    saved.scheduling.max_steps = kind == SchedulerKind::kNative ? 0 : options.max_steps;
+    saved.scheduling.description =
+        plan.kind == SchedulerKind::kPortfolio
+            ? plan.description + "; this history: " + scheduler_kind_name(kind)
+            : plan.description;
     saved.workload = workload;
     saved.schedule = std::move(run.schedule);
     saved.outcome = run.outcome;
@@ -294,16 +500,80 @@ const char* scheduler_kind_name(SchedulerKind kind) {
       return "pos";
     case SchedulerKind::kSurw:
       return "surw";
+    case SchedulerKind::kPortfolio:
+      return "portfolio";
   }
   return "?";
 }
 
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
-  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
-                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw}) {
+  for (SchedulerKind kind :
+       {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct, SchedulerKind::kDpct,
+        SchedulerKind::kPos, SchedulerKind::kSurw, SchedulerKind::kPortfolio}) {
     if (name == scheduler_kind_name(kind)) return kind;
   }
   return std::nullopt;
+}
+
+const char* shape_mix_name(ShapeMix mix) {
+  switch (mix) {
+    case ShapeMix::kEven:
+      return "even";
+    case ShapeMix::kUneven:
+      return "uneven";
+    case ShapeMix::kMixed:
+      return "mixed";
+  }
+  return "?";
+}
+
+std::optional<ShapeMix> parse_shape_mix(std::string_view name) {
+  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
+    if (name == shape_mix_name(mix)) return mix;
+  }
+  return std::nullopt;
+}
+
+std::vector<bool> methods_that_write(const targets::Target& target, std::uint64_t seed) {
+  // Several probes of every method called several times in random orders: a method that writes
+  // only in some states (remove of a present key) gets to run in them.
+  constexpr std::size_t kProbes = 4;
+  constexpr std::size_t kRounds = 8;
+  targets::ArgumentSource source(seed);
+  std::vector<bool> writers(target.operations.size(), false);
+  dpct::Executor executor;
+  for (std::size_t probe_index = 0; probe_index < kProbes; ++probe_index) {
+    dpct::Workload probe;
+    std::vector<std::size_t> method_of_call;
+    std::vector<std::size_t> order(target.operations.size());
+    for (std::size_t round = 0; round < kRounds; ++round) {
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+      for (std::size_t k = order.size(); k > 1; --k) {
+        const auto other = source.uniform(0, static_cast<std::int64_t>(k) - 1);
+        std::swap(order[k - 1], order[static_cast<std::size_t>(other)]);
+      }
+      for (std::size_t k : order) {
+        const targets::OperationSpec& op = target.operations[k];
+        probe.setup.push_back({op.method, op.arguments(source)});
+        method_of_call.push_back(k);
+      }
+    }
+    dpct::RandomScheduler scheduler(seed + probe_index);
+    dpct::ExecutionOptions execution;
+    execution.record_history = false;
+    execution.record_points = false;
+    execution.record_trace = true;
+    execution.max_steps = 100'000;
+    // A probe that crashes or spins still tells which methods wrote before it stopped.
+    const dpct::Run run = executor.execute(target.factory, probe, scheduler, execution);
+    for (const dpct::TraceStep& step : run.trace) {
+      if (step.phase == dpct::Phase::kSetup && step.op_index < method_of_call.size() &&
+          writes(step)) {
+        writers[method_of_call[step.op_index]] = true;
+      }
+    }
+  }
+  return writers;
 }
 
 std::vector<const SavedRun*> DetectionReport::failing_runs() const {
@@ -312,6 +582,39 @@ std::vector<const SavedRun*> DetectionReport::failing_runs() const {
     if (result.saved) runs.push_back(&*result.saved);
   }
   return runs;
+}
+
+std::vector<double> portfolio_shares(const std::vector<PortfolioMember>& so_far) {
+  if (so_far.size() != kPortfolio.size()) {
+    throw std::invalid_argument("portfolio_shares: expected one entry per portfolio member");
+  }
+  double base_total = 0;
+  for (const PortfolioShare& s : kPortfolio) base_total += s.share;
+  std::vector<double> rates(kPortfolio.size(), 0);
+  double rate_total = 0;
+  for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
+    if (so_far[m].scheduler != kPortfolio[m].kind) {
+      throw std::invalid_argument("portfolio_shares: members out of order");
+    }
+    if (so_far[m].histories > 0) {
+      rates[m] =
+          static_cast<double>(so_far[m].violations) / static_cast<double>(so_far[m].histories);
+    }
+    rate_total += rates[m];
+  }
+  std::vector<double> shares;
+  for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
+    const double base = kPortfolio[m].share / base_total;
+    shares.push_back(rate_total > 0 ? 0.5 * base + 0.5 * rates[m] / rate_total : base);
+  }
+  return shares;
+}
+
+dpct::Workload detection_workload(const targets::Target& target, const DriverOptions& options,
+                                  std::uint64_t seed) {
+  Plan plan;
+  set_uneven_mixes(plan, target, options);
+  return workload_for(target, options, plan, seed);
 }
 
 std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count) {
@@ -339,21 +642,44 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::exception_ptr error;
   std::optional<std::uint64_t> first_failing_index;  // global index
   Progress counters{.total = histories};
+  const bool portfolio = plan.kind == SchedulerKind::kPortfolio;
+  PortfolioLearner learner(portfolio && options.shard_count == 1, histories);
+  if (portfolio) {
+    for (const PortfolioShare& member : kPortfolio) report.portfolio.push_back({member.kind});
+  }
+  auto fail = [&] {  // with `mutex` held
+    if (!error) error = std::current_exception();
+    failed = true;
+    learner.wake_all();
+  };
 
   auto worker = [&] {
     dpct::Executor executor;
     for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
       const std::uint64_t index = options.shard_index + j * options.shard_count;
+      const std::uint64_t seed = options.seed + index;
+      std::size_t member = 0;
+      if (portfolio) {
+        std::unique_lock lock(mutex);
+        member = learner.member(j, seed, lock, failed);
+        if (failed.load()) return;
+      }
       HistoryResult result;
       try {
-        result = run_history(executor, target, options, plan, options.seed + index);
+        result = run_history(executor, target, options, plan,
+                             portfolio ? kPortfolio[member].kind : plan.kind, seed);
       } catch (...) {
         std::lock_guard lock(mutex);
-        if (!error) error = std::current_exception();
-        failed = true;
+        fail();
         return;
       }
       std::lock_guard lock(mutex);
+      if (portfolio) {
+        const bool violation = result.result == Result::kViolation;
+        learner.record(j, member, violation);
+        ++report.portfolio[member].histories;
+        report.portfolio[member].violations += violation ? 1 : 0;
+      }
       ++report.done;
       report.total_ms += result.ms;
       ++report.outcomes[static_cast<std::size_t>(result.outcome)];
@@ -373,8 +699,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
           report.results[j] = std::move(result);
         }
       } catch (...) {
-        if (!error) error = std::current_exception();
-        failed = true;
+        fail();
         return;
       }
       counters.done = report.done;

@@ -15,7 +15,14 @@
 //   pos     partial order sampling (dpct/pos_scheduler.h);
 //   surw    selectively uniform random walk (dpct/surw_scheduler.h), each thread weighted by its
 //           remaining events from DriverOptions::step_estimator when set, else a constant per
-//           operation; revised during the run either way.
+//           operation; revised during the run either way;
+//   portfolio each history runs one member — random, dpct (pct with the pilot k without
+//           structure trees), pos, surw — drawn from its seed by shares (random 2/5, the others
+//           1/5 each). Every 64 histories the shares move halfway towards the members' violation
+//           rates so far (Coyote's and Fray's portfolios rotate; ours also learns). The shares of
+//           a block depend only on earlier, complete blocks, so results do not depend on `jobs`;
+//           under --shard they stay fixed. DetectionReport::portfolio counts per member.
+// Workloads: random ones are drawn in the shapes of DriverOptions::shapes (ShapeMix below).
 // Heuristic (H, Sec. III-C of the paper: a minimal test case has a thread running a single
 // operation in Pc): the concurrent part is cut into rounds separated by barriers. In round r,
 // thread r mod N runs exactly one operation while every other thread runs its next `round_ops`
@@ -24,8 +31,10 @@
 // pct or dpct) picks interleavings inside a round; RoundScheduler enforces the barriers.
 //
 // Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
-// seed alone, so results are the same for every `jobs` and every shard split, and
-// `--seed X --histories 1` reruns history X. Pilot runs use seeds derived from `seed` only.
+// seed alone (a portfolio's member also from the shares of its block), so results are the same
+// for every `jobs` and every shard split, and `--seed X --histories 1` reruns history X (under a
+// portfolio, replay its saved run instead: the saved run names its member). Pilot runs and the
+// probe of methods_that_write use seeds derived from `seed` only.
 //
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
 // counted as such and kept as a failing run; its (partial) history is still checked. A check
@@ -56,10 +65,31 @@
 
 namespace linfault::detect {
 
-enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct, kPos, kSurw };
-const char* scheduler_kind_name(
-    SchedulerKind kind);  // "native", "random", "pct", "dpct", "pos", "surw"
+enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct, kPos, kSurw, kPortfolio };
+// "native", "random", "pct", "dpct", "pos", "surw", "portfolio"
+const char* scheduler_kind_name(SchedulerKind kind);
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
+
+// The shapes of random workloads (DriverOptions::shapes).
+//   even    every thread runs M operations drawn uniformly (the CGVT paper's histories);
+//   uneven  one thread runs a single operation against N-1 threads of M operations: when some
+//           methods write and some do not (learnt from sequential probe runs of the target, see
+//           methods_that_write), the single operation is one that does not and the others are
+//           ones that do — an observer against bursts of updates, the shape of ABA and torn-read
+//           bugs (pair_snapshot's readpair || 4 writes, size || add; remove); otherwise every
+//           thread draws uniformly;
+//   mixed   each history draws even or uneven with probability 1/2 from its seed; the even
+//           histories are exactly those `even` draws for the same seed.
+enum class ShapeMix : std::uint8_t { kEven, kUneven, kMixed };
+const char* shape_mix_name(ShapeMix mix);  // "even", "uneven", "mixed"
+std::optional<ShapeMix> parse_shape_mix(std::string_view name);
+
+// Per operation of `target` (indexed like target.operations), whether it wrote shared memory
+// (a store, a successful compare-exchange, an exchange or a fetch-op; locks do not count) in a
+// sequential probe run: every method called a few times in a seeded random order on one object
+// under the controlled executor. A method whose writes depend on state the probe did not reach
+// may be missed; the result only weights workload mixes, never a verdict.
+std::vector<bool> methods_that_write(const targets::Target& target, std::uint64_t seed);
 
 // Makes a fresh D-PCT step estimator for one run of `target`.
 using StepEstimatorFactory =
@@ -72,6 +102,7 @@ inline constexpr double kDefaultWriteBias = 0.5;
 // The result of one history.
 struct HistoryResult {
   std::uint64_t seed = 0;
+  SchedulerKind scheduler = SchedulerKind::kPct;  // for a portfolio: the member that ran it
   dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
   Result result = Result::kUnknown;
   double ms = 0;  // execution + check
@@ -90,6 +121,7 @@ struct DriverOptions {
   std::size_t threads = 2;          // N
   std::size_t ops_per_thread = 10;  // M
   std::uint64_t histories = 100;    // S
+  ShapeMix shapes = ShapeMix::kMixed;
   SchedulerKind scheduler = SchedulerKind::kPct;
   bool heuristic = false;
   std::size_t round_ops = 3;  // heuristic: operations of the other threads per round
@@ -133,11 +165,26 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
+// One member of a portfolio campaign: the histories it ran and the violations it found.
+struct PortfolioMember {
+  SchedulerKind scheduler = SchedulerKind::kRandom;
+  std::uint64_t histories = 0;
+  std::uint64_t violations = 0;
+};
+
+// The portfolio's member shares (summing to 1, in the order of `so_far`, one entry per member
+// with its histories and violations in the complete blocks so far): the base shares until a
+// violation is found, then half the base shares plus half the members' violation rates
+// normalized. Throws std::invalid_argument unless `so_far` lists the portfolio's members in
+// order.
+std::vector<double> portfolio_shares(const std::vector<PortfolioMember>& so_far);
+
 struct DetectionReport {
   std::string target;
-  std::string scheduler;        // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
-  std::uint64_t histories = 0;  // run by this shard (all of them when unsharded)
-  std::uint64_t done = 0;       // completed so far (== histories at the end)
+  std::string scheduler;  // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
+  std::vector<PortfolioMember> portfolio;  // --scheduler portfolio: per member; else empty
+  std::uint64_t histories = 0;             // run by this shard (all of them when unsharded)
+  std::uint64_t done = 0;                  // completed so far (== histories at the end)
   std::uint64_t violations = 0;
   std::uint64_t unknown = 0;
   std::array<std::uint64_t, 4> outcomes{};  // runs per dpct::RunOutcome
@@ -152,6 +199,12 @@ struct DetectionReport {
   // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed.
   std::vector<const SavedRun*> failing_runs() const;
 };
+
+// The workload that history `seed` of a campaign with `options` runs: the fixed workload, or a
+// random one in the campaign's shapes. (Runs the probe of methods_that_write on every call; the
+// driver runs it once per campaign.)
+dpct::Workload detection_workload(const targets::Target& target, const DriverOptions& options,
+                                  std::uint64_t seed);
 
 // Throws std::invalid_argument for options that cannot work (0 threads, native with a
 // may_livelock target, heuristic with native, ...), with a one-line message.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ DriverOptions pct_options(std::uint64_t histories, std::size_t ops) {
   options.ops_per_thread = ops;
   options.histories = histories;
   options.scheduler = SchedulerKind::kPct;
+  options.shapes = ShapeMix::kEven;
   options.seed = 1;
   options.jobs = 2;
   options.check_timeout_seconds = 5;
@@ -271,11 +273,149 @@ TEST(DriverTest, RejectsOptionsThatCannotWork) {
   options.heuristic = true;
   EXPECT_THROW(run_detection(target, options), std::invalid_argument);
   EXPECT_EQ(parse_scheduler_kind("dpct"), SchedulerKind::kDpct);
-  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
-                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw}) {
+  for (SchedulerKind kind :
+       {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct, SchedulerKind::kDpct,
+        SchedulerKind::kPos, SchedulerKind::kSurw, SchedulerKind::kPortfolio}) {
     EXPECT_EQ(parse_scheduler_kind(scheduler_kind_name(kind)), kind);
   }
   EXPECT_FALSE(parse_scheduler_kind("fast").has_value());
+  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
+    EXPECT_EQ(parse_shape_mix(shape_mix_name(mix)), mix);
+  }
+  EXPECT_FALSE(parse_shape_mix("round").has_value());
+}
+
+TEST(ShapesTest, TheProbeFindsTheMethodsThatWrite) {
+  const auto writers = [](const char* name) {
+    const targets::Target& target = targets::find(name);
+    const std::vector<bool> writes = methods_that_write(target, 7);
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < writes.size(); ++k) {
+      if (writes[k]) names.push_back(target.operations[k].method);
+    }
+    return names;
+  };
+  EXPECT_EQ(writers("pair_snapshot"), std::vector<std::string>{"write"});
+  EXPECT_EQ(writers("pair_snapshot_correct"), std::vector<std::string>{"write"});
+  EXPECT_EQ(writers("lf_list"), (std::vector<std::string>{"add", "remove"}));
+  EXPECT_EQ(writers("treiber_stack"), (std::vector<std::string>{"push", "pop"}));
+  // Locking is not writing: contains locks the coarse-grained list, size reads it unlocked.
+  EXPECT_EQ(writers("unsafe_size_list"), (std::vector<std::string>{"add", "remove"}));
+}
+
+TEST(ShapesTest, UnevenWorkloadsPitOneReaderAgainstBurstsOfWriters) {
+  DriverOptions options;
+  options.threads = 3;
+  options.ops_per_thread = 8;
+  options.shapes = ShapeMix::kUneven;
+  std::vector<std::size_t> singles(3, 0);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const dpct::Workload w = detection_workload(targets::find("pair_snapshot"), options, seed);
+    ASSERT_EQ(w.threads.size(), 3u);
+    std::size_t single = 3;
+    for (std::size_t t = 0; t < 3; ++t) {
+      if (w.threads[t].size() == 1) {
+        EXPECT_EQ(single, 3u) << "two single-operation threads, seed " << seed;
+        single = t;
+        EXPECT_EQ(w.threads[t][0].method, "readpair");
+      } else {
+        EXPECT_EQ(w.threads[t].size(), 8u);
+        for (const history::Call& call : w.threads[t]) EXPECT_EQ(call.method, "write");
+      }
+    }
+    ASSERT_LT(single, 3u) << "seed " << seed;
+    ++singles[single];
+  }
+  for (std::size_t count : singles)
+    EXPECT_GT(count, 40u);  // every thread gets to be the single one
+  // Every method of a stack writes: uneven shapes draw uniformly.
+  std::set<std::string> methods;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (const auto& thread :
+         detection_workload(targets::find("treiber_stack"), options, seed).threads) {
+      for (const history::Call& call : thread) methods.insert(call.method);
+    }
+  }
+  EXPECT_EQ(methods, (std::set<std::string>{"pop", "push"}));
+}
+
+TEST(ShapesTest, MixedShapesKeepTheEvenWorkloadsOfTheSameSeeds) {
+  const targets::Target& target = targets::find("lf_list_buggy");
+  DriverOptions mixed;
+  mixed.threads = 2;
+  mixed.ops_per_thread = 6;
+  DriverOptions even = mixed;
+  even.shapes = ShapeMix::kEven;
+  std::size_t uneven = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const dpct::Workload m = detection_workload(target, mixed, seed);
+    if (m.threads[0].size() == 6 && m.threads[1].size() == 6) {
+      EXPECT_EQ(m.threads, detection_workload(target, even, seed).threads) << "seed " << seed;
+    } else {
+      ++uneven;
+      EXPECT_EQ(m.threads[0].size() + m.threads[1].size(), 7u);
+    }
+  }
+  EXPECT_GT(uneven, 30u);
+  EXPECT_LT(uneven, 70u);
+}
+
+TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {
+  DriverOptions options = pct_options(200, 5);
+  options.scheduler = SchedulerKind::kPortfolio;
+  options.shapes = ShapeMix::kMixed;
+  options.jobs = 1;
+  const targets::Target& target = targets::find("treiber_stack_buggy");
+  const DetectionReport one = run_detection(target, options);
+  options.jobs = 2;
+  const DetectionReport two = run_detection(target, options);
+  EXPECT_EQ(one.scheduler.rfind("portfolio (random 40%, pct k=", 0), 0u) << one.scheduler;
+  ASSERT_EQ(one.portfolio.size(), 4u);
+  std::uint64_t histories = 0;
+  std::uint64_t violations = 0;
+  for (std::size_t m = 0; m < one.portfolio.size(); ++m) {
+    EXPECT_GT(one.portfolio[m].histories, 10u) << scheduler_kind_name(one.portfolio[m].scheduler);
+    EXPECT_EQ(one.portfolio[m].histories, two.portfolio[m].histories);
+    EXPECT_EQ(one.portfolio[m].violations, two.portfolio[m].violations);
+    histories += one.portfolio[m].histories;
+    violations += one.portfolio[m].violations;
+  }
+  EXPECT_EQ(histories, 200u);
+  EXPECT_EQ(violations, one.violations);
+  EXPECT_GT(one.violations, 0u);
+  ASSERT_EQ(one.results.size(), two.results.size());
+  for (std::size_t i = 0; i < one.results.size(); ++i) {
+    EXPECT_EQ(one.results[i].scheduler, two.results[i].scheduler) << i;
+    EXPECT_EQ(one.results[i].result, two.results[i].result) << i;
+    if (one.results[i].saved) {
+      EXPECT_EQ(one.results[i].saved->scheduling.kind,
+                scheduler_kind_name(one.results[i].scheduler));
+      EXPECT_EQ(one.results[i].saved->schedule, two.results[i].saved->schedule) << i;
+    }
+  }
+}
+
+TEST(PortfolioTest, SharesMoveHalfwayTowardsTheViolationRates) {
+  std::vector<PortfolioMember> so_far = {{SchedulerKind::kRandom, 100, 0},
+                                         {SchedulerKind::kDpct, 50, 0},
+                                         {SchedulerKind::kPos, 50, 0},
+                                         {SchedulerKind::kSurw, 50, 0}};
+  std::vector<double> shares = portfolio_shares(so_far);
+  ASSERT_EQ(shares.size(), 4u);
+  EXPECT_DOUBLE_EQ(shares[0], 0.4);  // no violation yet: the base shares
+  EXPECT_DOUBLE_EQ(shares[1], 0.2);
+  EXPECT_DOUBLE_EQ(shares[2], 0.2);
+  EXPECT_DOUBLE_EQ(shares[3], 0.2);
+  so_far[2].violations = 5;  // only pos found anything
+  shares = portfolio_shares(so_far);
+  EXPECT_DOUBLE_EQ(shares[2], 0.5 * 0.2 + 0.5);
+  EXPECT_DOUBLE_EQ(shares[0], 0.5 * 0.4);
+  so_far[0].violations = 10;  // random at the same rate (10/100 = 5/50)
+  shares = portfolio_shares(so_far);
+  EXPECT_DOUBLE_EQ(shares[0], 0.5 * 0.4 + 0.25);
+  EXPECT_DOUBLE_EQ(shares[2], 0.5 * 0.2 + 0.25);
+  EXPECT_DOUBLE_EQ(shares[1], 0.5 * 0.2);
+  EXPECT_THROW(portfolio_shares({}), std::invalid_argument);
 }
 
 }  // namespace

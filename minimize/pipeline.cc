@@ -272,12 +272,12 @@ CheckResult check_target(const targets::Target& target, const CheckOptions& opti
   const std::optional<detect::SchedulerKind> kind = detect::parse_scheduler_kind(options.scheduler);
   if (!kind) {
     throw std::invalid_argument("unknown scheduler '" + options.scheduler +
-                                "' (random, pct, dpct, pos, surw)");
+                                "' (random, pct, dpct, pos, surw, portfolio)");
   }
   if (*kind == detect::SchedulerKind::kNative) {
     throw std::invalid_argument(
-        "the native scheduler has no schedule to minimize from: use random, pct, dpct, pos or "
-        "surw");
+        "the native scheduler has no schedule to minimize from: use random, pct, dpct, pos, "
+        "surw or portfolio");
   }
   detect::DriverOptions driver;
   driver.threads = options.threads;
@@ -287,7 +287,8 @@ CheckResult check_target(const targets::Target& target, const CheckOptions& opti
   driver.seed = options.seed;
   driver.jobs = std::max(1u, options.jobs);
   driver.check_timeout_seconds = 10;
-  if (*kind == detect::SchedulerKind::kDpct || *kind == detect::SchedulerKind::kSurw) {
+  if (*kind == detect::SchedulerKind::kDpct || *kind == detect::SchedulerKind::kSurw ||
+      *kind == detect::SchedulerKind::kPortfolio) {
     driver.step_estimator = tree_step_estimators();
   }
 

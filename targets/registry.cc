@@ -607,12 +607,31 @@ const KnownScenario* matching_known_scenario(
   return nullptr;
 }
 
-history::Call random_call(const Target& target, ArgumentSource& source) {
+history::Call random_call(const Target& target, ArgumentSource& source,
+                          std::span<const unsigned> weights) {
   if (target.operations.empty()) {
     throw std::invalid_argument("target '" + target.name + "' has no operations");
   }
-  const auto last = static_cast<std::int64_t>(target.operations.size()) - 1;
-  const OperationSpec& op = target.operations[static_cast<std::size_t>(source.uniform(0, last))];
+  std::size_t chosen = 0;
+  if (weights.empty()) {
+    const auto last = static_cast<std::int64_t>(target.operations.size()) - 1;
+    chosen = static_cast<std::size_t>(source.uniform(0, last));
+  } else {
+    if (weights.size() != target.operations.size()) {
+      throw std::invalid_argument(
+          "target '" + target.name + "' has " + std::to_string(target.operations.size()) +
+          " operations, but the mix gives " + std::to_string(weights.size()) + " weights");
+    }
+    std::int64_t total = 0;
+    for (unsigned w : weights) total += w;
+    if (total == 0) {
+      throw std::invalid_argument("the operation mix of target '" + target.name +
+                                  "' weighs every operation 0");
+    }
+    std::int64_t draw = source.uniform(0, total - 1);
+    while (draw >= static_cast<std::int64_t>(weights[chosen])) draw -= weights[chosen++];
+  }
+  const OperationSpec& op = target.operations[chosen];
   return Call{op.method, op.arguments(source)};
 }
 
@@ -622,10 +641,15 @@ dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
   dpct::Workload workload;
   for (std::size_t i = 0; i < shape.setup; ++i)
     workload.setup.push_back(random_call(target, source));
-  workload.threads.resize(shape.threads);
-  for (auto& thread : workload.threads) {
-    for (std::size_t i = 0; i < shape.ops_per_thread; ++i) {
-      thread.push_back(random_call(target, source));
+  const std::size_t threads = shape.thread_ops.empty() ? shape.threads : shape.thread_ops.size();
+  workload.threads.resize(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t calls = shape.thread_ops.empty() ? shape.ops_per_thread : shape.thread_ops[t];
+    const std::span<const unsigned> weights =
+        t < shape.thread_weights.size() ? std::span<const unsigned>(shape.thread_weights[t])
+                                        : std::span<const unsigned>();
+    for (std::size_t i = 0; i < calls; ++i) {
+      workload.threads[t].push_back(random_call(target, source, weights));
     }
   }
   for (std::size_t i = 0; i < shape.reveal; ++i) {

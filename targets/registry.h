@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -129,15 +130,26 @@ struct WorkloadShape {
   std::size_t threads = 2;
   std::size_t ops_per_thread = 2;
   std::size_t reveal = 0;
+  // Uneven shapes: when not empty, thread i runs thread_ops[i] calls, and `threads` and
+  // `ops_per_thread` are ignored.
+  std::vector<std::size_t> thread_ops = {};
+  // Operation mixes: thread i draws operation k of `target.operations` with probability
+  // thread_weights[i][k] / (sum of thread_weights[i]). A thread with no entry, or an empty one,
+  // draws uniformly. A non-empty entry must have one weight per operation, not all zero.
+  std::vector<std::vector<unsigned>> thread_weights = {};
 };
 
-// Draws each call uniformly among `target.operations`, arguments from their generators; the
-// same seed gives the same workload. Unique values are unique across the whole workload.
+// Draws each call among `target.operations` (uniformly unless the shape weights them),
+// arguments from their generators; the same seed gives the same workload. Unique values are
+// unique across the whole workload. Throws std::invalid_argument for weights that do not fit
+// the target.
 dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
                                std::uint64_t seed);
 
-// One call drawn from `target.operations`.
-history::Call random_call(const Target& target, ArgumentSource& source);
+// One call drawn from `target.operations`: uniformly, or by `weights` (one per operation) when
+// not empty.
+history::Call random_call(const Target& target, ArgumentSource& source,
+                          std::span<const unsigned> weights = {});
 
 }  // namespace linfault::targets
 

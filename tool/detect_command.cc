@@ -167,6 +167,15 @@ void run_detect(const DetectArguments& args) {
     if (!args.out.empty()) {
       out["summary"] = (std::filesystem::path(args.out) / kSummaryFile).string();
     }
+    if (!report.portfolio.empty()) {
+      nlohmann::json members = nlohmann::json::array();
+      for (const detect::PortfolioMember& m : report.portfolio) {
+        members.push_back({{"scheduler", detect::scheduler_kind_name(m.scheduler)},
+                           {"histories", m.histories},
+                           {"violations", m.violations}});
+      }
+      out["portfolio"] = members;
+    }
     std::cout << out.dump() << std::endl;
   } else {
     std::ostringstream text;
@@ -192,6 +201,14 @@ void run_detect(const DetectArguments& args) {
          << "first failing seed: "
          << (report.first_failing_seed ? std::to_string(*report.first_failing_seed) : "none")
          << "\n";
+    if (!report.portfolio.empty()) {
+      text << "portfolio:         ";
+      for (const detect::PortfolioMember& m : report.portfolio) {
+        text << " " << detect::scheduler_kind_name(m.scheduler) << " " << m.violations << "/"
+             << m.histories;
+      }
+      text << " (violations/histories per member)\n";
+    }
     if (writer.saved() > 0 && !args.out.empty()) {
       text << "saved:              " << writer.saved() << " failing run(s) in " << args.out
            << " (replay with `linfault replay " << writer.first_saved() << "`)\n";
@@ -222,7 +239,7 @@ void add_detect_command(CLI::App& app) {
   detect->add_flag("--json", args->json,
                    "Print one JSON object: target, scheduler, histories, violations, unknown, "
                    "deadlocks, livelocks, crashes, avg_ms, first_failing_seed, saved, shard, "
-                   "summary");
+                   "summary, and for a portfolio the histories and violations of each member");
   detect->footer(
       "Exit codes: 0 no violation, 1 a violation was found, 64 usage error, 70 internal error.\n"
       "Progress goes to stderr when it is a terminal.\n"

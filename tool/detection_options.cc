@@ -36,9 +36,19 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
          "with k from pilot runs (or --k); dpct: PCT with k from structure trees, "
          "revised during the run (the paper's D; falls back to pct with pilot k, and "
          "says so, in builds without trees); pos: partial order sampling; surw: selectively "
-         "uniform random walk, threads weighted by remaining events (structure trees)")
+         "uniform random walk, threads weighted by remaining events (structure trees); portfolio: "
+         "each history runs one of random, dpct, pos and surw, drawn by shares that shift, "
+         "every 64 histories, towards the ones that find violations on this target")
       ->capture_default_str()
-      ->check(CLI::IsMember({"native", "random", "pct", "dpct", "pos", "surw"}));
+      ->check(CLI::IsMember({"native", "random", "pct", "dpct", "pos", "surw", "portfolio"}));
+  app.add_option("--shapes", args.shapes,
+                 "Random workloads: even: N threads of M operations; uneven: one thread of one "
+                 "operation against N-1 threads of M operations, a method that only reads "
+                 "against methods that write when the target has both (an observer against "
+                 "bursts of updates: ABA and torn reads); mixed: half and half, drawn per "
+                 "history")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"even", "uneven", "mixed"}));
   app.add_flag(
       "--heuristic", args.heuristic,
       "The paper's H (Sec. III-C: a minimal test case has a thread running one operation in "
@@ -94,6 +104,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.ops_per_thread = args.ops;
   options.histories = args.histories;
   options.scheduler = *detect::parse_scheduler_kind(args.scheduler);
+  options.shapes = *detect::parse_shape_mix(args.shapes);
   options.heuristic = args.heuristic;
   options.round_ops = args.round_ops;
   options.depth = args.depth;
@@ -116,7 +127,8 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.check_timeout_seconds = args.timeout_seconds;
   options.max_steps = args.max_steps;
   if (options.scheduler == detect::SchedulerKind::kDpct ||
-      options.scheduler == detect::SchedulerKind::kSurw) {
+      options.scheduler == detect::SchedulerKind::kSurw ||
+      options.scheduler == detect::SchedulerKind::kPortfolio) {
     options.step_estimator = minimize::tree_step_estimators();
   }
   if (!args.workload_file.empty()) {

@@ -27,6 +27,7 @@ struct DetectionArguments {
   std::size_t ops = 10;
   std::uint64_t histories = 100;
   std::string scheduler = "dpct";
+  std::string shapes = "mixed";  // --shapes: even, uneven or mixed
   bool heuristic = false;
   std::size_t round_ops = 3;
   unsigned depth = 3;
@@ -41,7 +42,8 @@ struct DetectionArguments {
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
-// --scheduler, --heuristic, --round-ops, --depth, --epoch, --write-bias, --k, --seed, --jobs,
+// --scheduler, --shapes, --heuristic, --round-ops, --depth, --epoch, --write-bias, --k, --seed,
+// --jobs,
 // --timeout, --max-steps, --workload.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
