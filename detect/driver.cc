@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -338,11 +339,17 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::mutex mutex;  // guards `error`, the report's counts and the callbacks
   std::exception_ptr error;
   std::optional<std::uint64_t> first_failing_index;  // global index
+  // stop_at_first: the lowest index within the shard of a violation so far. Indices are claimed
+  // in increasing order, so a worker that claims a higher one can stop: every lower one has
+  // already been claimed and will finish.
+  constexpr std::uint64_t kNoViolation = std::numeric_limits<std::uint64_t>::max();
+  std::atomic<std::uint64_t> first_failing_j{kNoViolation};
   Progress counters{.total = histories};
 
   auto worker = [&] {
     dpct::Executor executor;
     for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
+      if (options.stop_at_first && j > first_failing_j.load()) return;
       const std::uint64_t index = options.shard_index + j * options.shard_count;
       HistoryResult result;
       try {
@@ -362,6 +369,8 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         if (!first_failing_index || index < *first_failing_index) {
           first_failing_index = index;
           report.first_failing_seed = result.seed;
+          report.histories_to_first = j + 1;
+          first_failing_j = j;
         }
       } else if (result.result == Result::kUnknown) {
         ++report.unknown;
@@ -393,7 +402,10 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   }
   if (error) std::rethrow_exception(error);
 
-  report.avg_ms = histories > 0 ? report.total_ms / static_cast<double>(histories) : 0;
+  if (options.stop_at_first && report.histories_to_first > 0 && !options.on_result) {
+    report.results.resize(report.histories_to_first);
+  }
+  report.avg_ms = report.done > 0 ? report.total_ms / static_cast<double>(report.done) : 0;
   report.wall_seconds = ms_since(start) / 1000;
   return report;
 }
