@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -198,14 +199,16 @@ class PortfolioLearner {
         hits_(kPortfolio.size()),
         shares_(shares()) {}
 
-  // The member of history `j` (0-based within this campaign) with seed `seed`. Called with
-  // `lock` held on the driver's mutex; waits until the earlier blocks are complete (or failed).
-  std::size_t member(std::uint64_t j, std::uint64_t seed, std::unique_lock<std::mutex>& lock,
-                     const std::atomic<bool>& failed) {
+  // The member of history `j` (0-based within this campaign) with seed `seed`, or nullopt when
+  // `abandoned()` turns true first. Called with `lock` held on the driver's mutex; waits until
+  // the earlier blocks are complete. Whoever makes `abandoned()` true calls wake_all().
+  template <typename Abandoned>
+  std::optional<std::size_t> member(std::uint64_t j, std::uint64_t seed,
+                                    std::unique_lock<std::mutex>& lock,
+                                    const Abandoned& abandoned) {
     const std::uint64_t block = j / kPortfolioBlock;
-    if (learn_) {
-      complete_.wait(lock, [&] { return complete_blocks_ >= block || failed.load(); });
-    }
+    if (learn_) complete_.wait(lock, [&] { return complete_blocks_ >= block || abandoned(); });
+    if (abandoned()) return std::nullopt;
     // 53 random bits as a double in [0, 1); the shares sum to 1.
     double u = static_cast<double>(derive(seed, kPortfolioSalt) >> 11) * 0x1.0p-53;
     for (std::size_t m = 0; m + 1 < shares_.size(); ++m) {
@@ -641,6 +644,11 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::mutex mutex;  // guards `error`, the report's counts and the callbacks
   std::exception_ptr error;
   std::optional<std::uint64_t> first_failing_index;  // global index
+  // stop_at_first: the lowest index within the shard of a violation so far. Indices are claimed
+  // in increasing order, so a worker that claims a higher one can stop: every lower one has
+  // already been claimed and will finish.
+  constexpr std::uint64_t kNoViolation = std::numeric_limits<std::uint64_t>::max();
+  std::atomic<std::uint64_t> first_failing_j{kNoViolation};
   Progress counters{.total = histories};
   const bool portfolio = plan.kind == SchedulerKind::kPortfolio;
   PortfolioLearner learner(portfolio && options.shard_count == 1, histories);
@@ -656,13 +664,24 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   auto worker = [&] {
     dpct::Executor executor;
     for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
+      // A history past the first violation is abandoned under stop_at_first; it never completes
+      // its portfolio block, so the workers waiting for that block must be woken.
+      const auto abandoned = [&] {
+        return failed.load() || (options.stop_at_first && j > first_failing_j.load());
+      };
+      if (abandoned()) {
+        std::lock_guard lock(mutex);
+        learner.wake_all();
+        return;
+      }
       const std::uint64_t index = options.shard_index + j * options.shard_count;
       const std::uint64_t seed = options.seed + index;
       std::size_t member = 0;
       if (portfolio) {
         std::unique_lock lock(mutex);
-        member = learner.member(j, seed, lock, failed);
-        if (failed.load()) return;
+        const std::optional<std::size_t> drawn = learner.member(j, seed, lock, abandoned);
+        if (!drawn) return;
+        member = *drawn;
       }
       HistoryResult result;
       try {
@@ -688,6 +707,9 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         if (!first_failing_index || index < *first_failing_index) {
           first_failing_index = index;
           report.first_failing_seed = result.seed;
+          report.histories_to_first = j + 1;
+          first_failing_j = j;
+          learner.wake_all();
         }
       } else if (result.result == Result::kUnknown) {
         ++report.unknown;
@@ -718,7 +740,10 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   }
   if (error) std::rethrow_exception(error);
 
-  report.avg_ms = histories > 0 ? report.total_ms / static_cast<double>(histories) : 0;
+  if (options.stop_at_first && report.histories_to_first > 0 && !options.on_result) {
+    report.results.resize(report.histories_to_first);
+  }
+  report.avg_ms = report.done > 0 ? report.total_ms / static_cast<double>(report.done) : 0;
   report.wall_seconds = ms_since(start) / 1000;
   return report;
 }

@@ -152,6 +152,13 @@ struct DriverOptions {
   // When set, each result goes here as it completes and DetectionReport::results stays empty:
   // memory no longer grows with the number of histories.
   ResultCallback on_result;
+  // Stop the campaign at its first violation (`--stop-at-first`, "histories to the first
+  // violation"): no history with a higher index than the lowest-indexed failing one starts
+  // afterwards, while those with lower indices still run, so first_failing_seed is the one the
+  // whole campaign would report, for every `jobs`. The counts (done, violations, ...) include the
+  // histories that were already running with higher indices, so with jobs > 1 they may exceed
+  // the index of the first violation + 1.
+  bool stop_at_first = false;
 };
 
 // How many of `histories` indices the shard `index` of `count` selects.
@@ -184,7 +191,8 @@ struct DetectionReport {
   std::string scheduler;  // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
   std::vector<PortfolioMember> portfolio;  // --scheduler portfolio: per member; else empty
   std::uint64_t histories = 0;             // run by this shard (all of them when unsharded)
-  std::uint64_t done = 0;                  // completed so far (== histories at the end)
+  // Completed so far (== histories at the end, unless stop_at_first ended the campaign early).
+  std::uint64_t done = 0;
   std::uint64_t violations = 0;
   std::uint64_t unknown = 0;
   std::array<std::uint64_t, 4> outcomes{};  // runs per dpct::RunOutcome
@@ -194,7 +202,11 @@ struct DetectionReport {
   // The seed of the lowest-indexed history with a violation (the smallest seed, unless seeds
   // wrap around 2^64).
   std::optional<std::uint64_t> first_failing_seed;
-  // By seed; `saved` set for failing runs. Empty when DriverOptions::on_result is set.
+  // Histories of this shard up to and including the lowest-indexed violation (its index within
+  // the shard + 1): "histories to the first violation". 0 when none was found.
+  std::uint64_t histories_to_first = 0;
+  // By seed; `saved` set for failing runs. Empty when DriverOptions::on_result is set; with
+  // stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;
   // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed.
   std::vector<const SavedRun*> failing_runs() const;

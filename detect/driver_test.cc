@@ -87,6 +87,52 @@ TEST(DriverTest, ResultsDependOnTheSeedOnlyNotOnTheNumberOfJobs) {
   EXPECT_EQ(one.first_failing_seed, three.first_failing_seed);
 }
 
+TEST(DriverTest, StopAtFirstEndsAtTheLowestIndexedViolationForEveryNumberOfJobs) {
+  // A target whose first violation under this seed is not the first history, so that stopping
+  // early is visible: the whole campaign says where the first one is.
+  const targets::Target& target = targets::find("optimistic_queue_buggy");
+  DriverOptions options = pct_options(400, 6);
+  options.scheduler = SchedulerKind::kRandom;
+  const DetectionReport whole = run_detection(target, options);
+  ASSERT_TRUE(whole.first_failing_seed.has_value());
+  const std::uint64_t expected_to_first = *whole.first_failing_seed - options.seed + 1;
+  ASSERT_GT(expected_to_first, 4u) << "pick a seed whose first violation comes later";
+  ASSERT_LT(expected_to_first, 300u);
+  EXPECT_EQ(whole.histories_to_first, expected_to_first);
+  EXPECT_EQ(whole.done, 400u);
+
+  options.stop_at_first = true;
+  for (unsigned jobs : {1u, 2u, 3u}) {
+    options.jobs = jobs;
+    const DetectionReport stopped = run_detection(target, options);
+    EXPECT_EQ(stopped.first_failing_seed, whole.first_failing_seed) << jobs;
+    EXPECT_EQ(stopped.histories_to_first, expected_to_first) << jobs;
+    // Every history up to the first violation ran; other workers may have finished a few
+    // beyond it meanwhile, one worker none.
+    EXPECT_GE(stopped.done, expected_to_first) << jobs;
+    EXPECT_LT(stopped.done, whole.done) << jobs;
+    if (jobs == 1) {
+      EXPECT_EQ(stopped.done, expected_to_first);
+    }
+    EXPECT_GE(stopped.violations, 1u) << jobs;
+    // The kept results are the whole campaign's, up to and including the first violation.
+    ASSERT_EQ(stopped.results.size(), expected_to_first) << jobs;
+    for (std::size_t i = 0; i < stopped.results.size(); ++i) {
+      EXPECT_EQ(stopped.results[i].seed, whole.results[i].seed) << jobs << " " << i;
+      EXPECT_EQ(stopped.results[i].result, whole.results[i].result) << jobs << " " << i;
+    }
+    EXPECT_EQ(stopped.results.back().result, Result::kViolation) << jobs;
+  }
+
+  // Without a violation nothing stops early.
+  options.jobs = 2;
+  options.histories = 50;
+  const DetectionReport clean = run_detection(targets::find("optimistic_queue"), options);
+  EXPECT_EQ(clean.done, 50u);
+  EXPECT_EQ(clean.histories_to_first, 0u);
+  EXPECT_FALSE(clean.first_failing_seed.has_value());
+}
+
 TEST(DriverTest, ShardsRunExactlyTheUnshardedHistoriesAndStreamThem) {
   DriverOptions options = pct_options(23, 6);
   const targets::Target& target = targets::find("treiber_stack_buggy");

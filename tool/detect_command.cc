@@ -31,6 +31,7 @@ namespace {
 struct DetectArguments : DetectionArguments {
   std::string out;
   bool json = false;
+  bool stop_at_first = false;
   std::string shard;
 };
 
@@ -126,10 +127,16 @@ class ResultWriter {
 
 void run_detect(const DetectArguments& args) {
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
+  if (args.stop_at_first && !shard.whole()) {
+    throw UsageError(
+        "--stop-at-first cannot be used with --shard: a shard's first violation is not the "
+        "campaign's");
+  }
   const targets::Target& target = find_target(args.target);
   detect::DriverOptions options = driver_options(args);
   options.shard_index = shard.index;
   options.shard_count = shard.count;
+  options.stop_at_first = args.stop_at_first;
   if (!args.out.empty()) prepare_output_directory(args.out, "--out");
 
   ResultWriter writer(args, target, options, shard);
@@ -153,6 +160,8 @@ void run_detect(const DetectArguments& args) {
                           {"scheduler", report.scheduler},
                           {"shard", shard.text()},
                           {"histories", report.histories},
+                          {"done", report.done},
+                          {"histories_to_first", report.histories_to_first},
                           {"violations", report.violations},
                           {"unknown", report.unknown},
                           {"deadlocks", outcome_count(report, dpct::RunOutcome::kDeadlock)},
@@ -190,7 +199,7 @@ void run_detect(const DetectArguments& args) {
                  ? std::to_string(args.threads) + "x" + std::to_string(args.ops) + " operations"
                  : "the workload " + args.workload_file)
          << "\n"
-         << "non-linearizable:   " << report.violations << "/" << report.histories << "\n"
+         << "non-linearizable:   " << report.violations << "/" << report.done << "\n"
          << "unknown:            " << report.unknown << " (check timed out)\n"
          << "deadlock/livelock/crash: " << outcome_count(report, dpct::RunOutcome::kDeadlock) << "/"
          << outcome_count(report, dpct::RunOutcome::kLivelock) << "/"
@@ -208,6 +217,15 @@ void run_detect(const DetectArguments& args) {
              << m.histories;
       }
       text << " (violations/histories per member)\n";
+    }
+    if (args.stop_at_first) {
+      text << "stopped at first:   "
+           << (report.histories_to_first > 0
+                   ? "history " + std::to_string(report.histories_to_first) + " of " +
+                         std::to_string(report.histories) + " (" + std::to_string(report.done) +
+                         " completed)"
+                   : "no violation in " + std::to_string(report.done) + " histories")
+           << "\n";
     }
     if (writer.saved() > 0 && !args.out.empty()) {
       text << "saved:              " << writer.saved() << " failing run(s) in " << args.out
@@ -236,16 +254,22 @@ void add_detect_command(CLI::App& app) {
                      "and the campaign's counts in DIR/summary.json (rewritten every 2 s and at "
                      "the end; every file is replaced atomically)");
   add_shard_option(*detect, args->shard, "histories");
+  detect->add_flag("--stop-at-first", args->stop_at_first,
+                   "Stop at the first violation: histories with higher indices are not started, "
+                   "those with lower ones finish, so the first failing seed (and "
+                   "histories_to_first, its index + 1) do not depend on --jobs");
   detect->add_flag("--json", args->json,
-                   "Print one JSON object: target, scheduler, histories, violations, unknown, "
-                   "deadlocks, livelocks, crashes, avg_ms, first_failing_seed, saved, shard, "
-                   "summary, and for a portfolio the histories and violations of each member");
+                   "Print one JSON object: target, scheduler, histories, done, "
+                   "histories_to_first, violations, unknown, deadlocks, livelocks, crashes, "
+                   "avg_ms, first_failing_seed, saved, shard, summary, and for a portfolio the "
+                   "histories and violations of each member");
   detect->footer(
       "Exit codes: 0 no violation, 1 a violation was found, 64 usage error, 70 internal error.\n"
       "Progress goes to stderr when it is a terminal.\n"
       "Examples:\n"
       "  linfault detect --target treiber_stack_buggy -n 2 -m 100 -s 20 --out runs\n"
       "  linfault detect --target treiber_stack_buggy -n 2 -m 6 -s 100 --scheduler surw\n"
+      "  linfault detect --target treiber_stack_buggy -s 1000 --stop-at-first -j 2\n"
       "  linfault detect --target treiber_stack_buggy -s 2000 --shard 1/4 --out runs-1\n"
       "      (then `linfault merge --out runs-all runs-0 runs-1 runs-2 runs-3`)");
   detect->callback([args] { run_detect(*args); });

@@ -1,10 +1,72 @@
 // The project's objects as linfault targets: each bound to a sequential model, with generators
 // for the arguments of its operations.
 
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <linfault/target.h>
 
+#include "cached_register.h"
 #include "cas_counter.h"
+#include "flagged_register.h"
+#include "lossy_counter.h"
+#include "reserve_queue.h"
 #include "ring_queue.h"
+#include "striped_set.h"
+#include "torn_register.h"
+#include "versioned_register.h"
+
+namespace {
+
+// Register values whose two 32-bit halves both change from one write to the next (1:1, 2:2,
+// ...), so that a value torn between two writes is one nobody wrote. Unique within a run.
+std::vector<linfault::Value> two_word_value(linfault::ArgumentSource& source) {
+  constexpr std::int64_t kBothHalves = (std::int64_t{1} << 32) + 1;
+  return {source.unique() * kBothHalves};
+}
+
+const linfault::OperationSpec kRegisterWrite{"write", two_word_value, "write(n:n, unique)"};
+const linfault::OperationSpec kRegisterRead{"read", linfault::no_arguments(), "read() -> value"};
+
+// The seqlock register with a version of `bits` bits (versioned_register.h).
+linfault::Target versioned_register(std::string name, unsigned bits, bool bug_expected,
+                                    std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "register(init=0)";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {kRegisterWrite, kRegisterRead};
+  t.factory = linfault::Binding<user::VersionedRegister>(
+                  [bits] { return std::make_unique<user::VersionedRegister>(bits); })
+                  .method("write", &user::VersionedRegister::write)
+                  .method("read", &user::VersionedRegister::read)
+                  .factory();
+  return t;
+}
+
+// The striped set, with or without the check repeated under the lock (striped_set.h).
+linfault::Target striped_set(std::string name, bool recheck, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "set";
+  t.description = std::move(description);
+  t.bug_expected = !recheck;
+  t.operations = {{"add", linfault::key_in(0, 4), "add(0..4) -> bool"},
+                  {"remove", linfault::key_in(0, 4), "remove(0..4) -> bool"},
+                  {"contains", linfault::key_in(0, 4), "contains(0..4) -> bool"}};
+  t.factory = linfault::Binding<user::StripedSet>(
+                  [recheck] { return std::make_unique<user::StripedSet>(recheck); })
+                  .method("add", &user::StripedSet::add)
+                  .method("remove", &user::StripedSet::remove)
+                  .method("contains", &user::StripedSet::contains)
+                  .factory();
+  return t;
+}
+
+}  // namespace
 
 LINFAULT_REGISTER_TARGET([] {
   linfault::Target t;
@@ -33,6 +95,106 @@ LINFAULT_REGISTER_TARGET([] {
                   .method("increment", &user::CasCounter::increment)
                   .method("add", &user::CasCounter::add)
                   .method("get", &user::CasCounter::get)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "torn_register";
+  t.model = "register(init=0)";
+  t.description = "64-bit register in two 32-bit atomic words, no lock (buggy: torn reads)";
+  t.bug_expected = true;
+  t.operations = {kRegisterWrite, kRegisterRead};
+  t.factory = linfault::Binding<user::TornRegister>()
+                  .method("write", &user::TornRegister::write)
+                  .method("read", &user::TornRegister::read)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "flagged_register";
+  t.model = "register(init=0)";
+  t.description =
+      "two-word register with a write-in-progress flag readers check only before reading "
+      "(buggy: torn reads, two preemptions)";
+  t.bug_expected = true;
+  t.operations = {kRegisterWrite, kRegisterRead};
+  t.factory = linfault::Binding<user::FlaggedRegister>()
+                  .method("write", &user::FlaggedRegister::write)
+                  .method("read", &user::FlaggedRegister::read)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return versioned_register("versioned_register", 3, true,
+                            "seqlock register with a 3-bit version that wraps after 4 writes "
+                            "(buggy: a torn read inside 4 writes, 1 || 4)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return versioned_register("versioned_register_wide", 32, false,
+                            "seqlock register with a 32-bit version (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "lossy_counter";
+  t.model = "counter";
+  t.description = "counter whose add is a load and a store (buggy: lost updates)";
+  t.bug_expected = true;
+  t.operations = {{"increment", linfault::no_arguments(), "increment()"},
+                  {"add", linfault::key_in(1, 3), "add(1..3)"},
+                  {"get", linfault::no_arguments(), "get() -> value"}};
+  t.factory = linfault::Binding<user::LossyCounter>()
+                  .method("increment", &user::LossyCounter::increment)
+                  .method("add", &user::LossyCounter::add)
+                  .method("get", &user::LossyCounter::get)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return striped_set("striped_set", /*recheck=*/false,
+                     "lock-striped set whose add checks membership before the lock only "
+                     "(buggy: check-then-act)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return striped_set("striped_set_rechecked", /*recheck=*/true,
+                     "lock-striped set whose add checks again under the lock (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "reserve_queue";
+  t.model = "queue";
+  t.description =
+      "array queue, slots reserved by fetch_add and filled after (buggy: a dequeuer reads a "
+      "reserved slot before it is filled)";
+  t.bug_expected = true;
+  t.operations = {{"enq", linfault::unique_value(), "enq(unique value)"},
+                  {"deq", linfault::no_arguments(), "deq() -> value | nil"}};
+  t.factory = linfault::Binding<user::ReserveQueue>()
+                  .method("enq", &user::ReserveQueue::enq)
+                  .method("deq", &user::ReserveQueue::deq)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "cached_register";
+  t.model = "register(init=0)";
+  t.description = "register with a read cache that a racing read refills stale (buggy)";
+  t.bug_expected = true;
+  t.operations = {{"write", linfault::unique_value(), "write(unique value)"}, kRegisterRead};
+  t.factory = linfault::Binding<user::CachedRegister>()
+                  .method("write", &user::CachedRegister::write)
+                  .method("read", &user::CachedRegister::read)
                   .factory();
   return t;
 });
