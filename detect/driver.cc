@@ -238,7 +238,8 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
   const std::string origin = target.name + "-" + std::to_string(seed);
   dpct::Run run;
   if (plan.kind == SchedulerKind::kNative) {
-    dpct::NativeOptions native{.record_history = true, .origin = origin};
+    dpct::NativeOptions native;
+    native.origin = origin;
     if (options.native_noise) native.noise = dpct::draw_noise_plan(seed);
     run = dpct::run_native(target.factory, workload, native);
   } else {

@@ -19,7 +19,8 @@
 //   - at a noisy site a delay is injected with a per-run probability, higher at a write-like
 //     access (store, exchange, CAS, read-modify-write, lock) that follows a load of the same
 //     thread: that is the read-then-write window most atomicity violations need;
-//   - which delay, and how long, is drawn from per-run weights.
+//   - a delay in such a window is a sleep; elsewhere which delay is drawn from per-run weights,
+//     and how long from per-run bounds.
 // The plan and every decision of a thread (given the accesses it makes) are deterministic per
 // seed; the interleaving of real threads is not, so a native run still cannot be replayed.
 //

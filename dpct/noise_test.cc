@@ -145,7 +145,8 @@ TEST(NoiseTest, NativeRunsInjectTheDelaysOfThePlan) {
   plan.window_probability = 1;
   plan.yield_weight = 1;
   plan.spin_weight = 1;
-  plan.sleep_weight = 0;
+  plan.sleep_weight = 0;  // outside windows; a window always gets a sleep
+  plan.max_sleep_us = 1;
   NoiseCounts counts;
   Workload w;
   for (int t = 0; t < 2; ++t) {
@@ -165,7 +166,8 @@ TEST(NoiseTest, NativeRunsInjectTheDelaysOfThePlan) {
   EXPECT_EQ(counts.delays(), counts.accesses);  // p = 1 everywhere
   EXPECT_GT(counts.yields, 0u);
   EXPECT_GT(counts.spins, 0u);
-  EXPECT_EQ(counts.sleeps, 0u);
+  // One window per push (load -> CAS) and per pop (load -> CAS): at least 200 sleeps.
+  EXPECT_GE(counts.sleeps, 200u);
 
   NoiseCounts quiet;
   NativeOptions without_noise;
@@ -243,8 +245,9 @@ TEST(NoiseTest, BlockingMembersStayNativeUnderAnObserver) {
   waiter.join();
   // 4 shared-mutex, 4 recursive-mutex accesses, store, notify, lock, unlock, notify.
   EXPECT_EQ(injector.counts().accesses, 13u);
-  // wait on the atomic, the lock, the condition's wait (and its re-lock), the unlock.
-  EXPECT_GE(waiter_counts.accesses, 3u);
+  // The wait on the atomic and the lock; the condition's wait (with its unlock and re-lock)
+  // only when the waiter got there before `ready` was set.
+  EXPECT_GE(waiter_counts.accesses, 2u);
 }
 
 }  // namespace
