@@ -308,7 +308,10 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
   std::string source;
   switch (options.scheduler) {
     case SchedulerKind::kNative:
-      plan.description = "native (real threads, stress)";
+      plan.description = options.native_noise
+                             ? "native (real threads, noise: a per-history plan of yields, "
+                               "spins and sleeps at a random few accesses)"
+                             : "native (real threads, stress, no noise)";
       break;
     case SchedulerKind::kRandom:
       plan.description = "random" + heuristic;
@@ -440,7 +443,10 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
   const std::string origin = target.name + "-" + std::to_string(seed);
   dpct::Run run;
   if (kind == SchedulerKind::kNative) {
-    run = dpct::run_native(target.factory, workload, {.record_history = true, .origin = origin});
+    dpct::NativeOptions native;
+    native.origin = origin;
+    if (options.native_noise) native.noise = dpct::draw_noise_plan(seed);
+    run = dpct::run_native(target.factory, workload, native);
   } else {
     auto scheduler = make_scheduler(kind, plan, options, target, derive(seed, kSchedulerSalt));
     dpct::ExecutionOptions execution;

@@ -4,8 +4,11 @@
 // model and keeps the failing runs (with their schedules) for replay and minimization.
 //
 // Schedulers (the three versions of the CGVT paper are B = native, D = dpct, H = dpct + heuristic):
-//   native  real OS threads at full speed (dpct/native.h): no schedule, cannot be replayed, and
-//           cannot stop a livelock, so targets marked may_livelock are refused;
+//   native  real OS threads (dpct/native.h): no schedule, cannot be replayed, and cannot stop a
+//           livelock, so targets marked may_livelock are refused. With native_noise (the
+//           default) each history runs under the ConTest-style noise plan drawn from its seed
+//           (dpct/noise.h: yields, spins and short sleeps at a random few accesses): the plan is
+//           reproducible, the interleaving of real threads is not;
 //   random  a random walk over interleavings (dpct/random_scheduler.h);
 //   pct     PCT with depth d and a fixed k: DriverOptions::steps, or (0) the largest number of
 //           decisions seen in a few pilot runs under the random scheduler;
@@ -138,6 +141,7 @@ struct DriverOptions {
   unsigned jobs = 1;
   double check_timeout_seconds = 10;    // per history; 0: none
   std::uint64_t max_steps = 200'000;    // executor's cap before a run counts as a livelock
+  bool native_noise = true;             // native: delays from dpct::draw_noise_plan(seed)
   StepEstimatorFactory step_estimator;  // kDpct (empty: pct, reported) and kSurw
   // A fixed workload (a user's scenario) run by every history under a fresh schedule, instead of
   // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -64,24 +64,33 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
   if (sequential(workload.setup, "setup")) {
     const std::size_t n = workload.threads.size();
     std::vector<ThreadLog> logs(n);
+    std::vector<NoiseCounts> noise_counts(n);
     std::atomic<std::uint64_t> clock{0};
-    std::barrier start(static_cast<std::ptrdiff_t>(n));
+    std::atomic<std::size_t> arrived{0};
     auto body = [&](ThreadId t) {
       const std::vector<history::Call>& calls = workload.threads[t];
       ThreadLog& log = logs[t];
       log.events.reserve(2 * calls.size());
-      start.arrive_and_wait();
-      for (std::size_t i = 0; i < calls.size(); ++i) {
-        log.events.push_back({clock.fetch_add(1), t, i, false, {}});
-        try {
-          history::Value result = object->invoke(calls[i]);
-          log.events.push_back({clock.fetch_add(1), t, i, true, std::move(result)});
-        } catch (...) {
-          log.crash = "thread " + std::to_string(t) + ", call " + std::to_string(i) + " " +
-                      calls[i].to_string() + ": " + describe_exception(std::current_exception());
-          return;
+      std::optional<NoiseInjector> noise;
+      if (options.noise) noise.emplace(*options.noise, t);
+      arrived.fetch_add(1);
+      while (arrived.load() < n) std::this_thread::yield();
+      {
+        // Installed after the start, so that the start's own accesses draw no noise.
+        ScopedContext observed(noise ? &*noise : nullptr);
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+          log.events.push_back({clock.fetch_add(1), t, i, false, {}});
+          try {
+            history::Value result = object->invoke(calls[i]);
+            log.events.push_back({clock.fetch_add(1), t, i, true, std::move(result)});
+          } catch (...) {
+            log.crash = "thread " + std::to_string(t) + ", call " + std::to_string(i) + " " +
+                        calls[i].to_string() + ": " + describe_exception(std::current_exception());
+            break;
+          }
         }
       }
+      if (noise) noise_counts[t] = noise->counts();
     };
     {
       std::vector<std::jthread> threads;
@@ -89,6 +98,9 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
       for (std::size_t t = 0; t < n; ++t) threads.emplace_back(body, static_cast<ThreadId>(t));
     }
 
+    if (options.noise_counts != nullptr) {
+      for (const NoiseCounts& counts : noise_counts) *options.noise_counts += counts;
+    }
     std::vector<StampedEvent> events;
     for (ThreadLog& log : logs) {
       std::move(log.events.begin(), log.events.end(), std::back_inserter(events));

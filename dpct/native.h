@@ -9,6 +9,16 @@
 // consistently with real time and no two events tie. Process ids are as in controlled mode
 // (Pc thread i = process i, Ps and Pr on process 0).
 //
+// Noise (NativeOptions::noise, dpct/noise.h): each Pc thread runs with a NoiseInjector of the
+// given plan, which delays it at a random few of its accesses (a yield, a spin or a short
+// sleep), ConTest-style, so that the few-instruction windows of atomicity bugs overlap with the
+// other threads far more often than at full speed. Without a plan nothing is installed and each
+// access costs one thread-local check, as before. Ps and Pr run single-threaded and quiet.
+//
+// The Pc threads start together: each spins (yielding) until all have arrived, rather than
+// sleeping in a barrier whose wake-ups are tens of microseconds apart, longer than many a short
+// Pc takes.
+//
 // Outcomes: kOk, or kCrash when an operation throws (that thread stops, its operation stays
 // pending, the others finish, Pr is skipped). Native mode cannot stop a deadlock or a livelock:
 // use controlled mode to find those. Run::schedule reads "native" with no decisions.
@@ -21,9 +31,11 @@
 #ifndef LINFAULT_DPCT_NATIVE_H_
 #define LINFAULT_DPCT_NATIVE_H_
 
+#include <optional>
 #include <string>
 
 #include "dpct/executor.h"
+#include "dpct/noise.h"
 #include "dpct/workload.h"
 
 namespace linfault::dpct {
@@ -31,6 +43,10 @@ namespace linfault::dpct {
 struct NativeOptions {
   bool record_history = true;
   std::string origin = "native";
+  // Noise for the Pc threads (draw_noise_plan(seed) gives a per-run plan); none when empty.
+  std::optional<NoisePlan> noise;
+  // When set, receives what the injectors did in this run, summed over the Pc threads.
+  NoiseCounts* noise_counts = nullptr;
 };
 
 Run run_native(const ObjectFactory& factory, const Workload& workload,

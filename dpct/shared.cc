@@ -186,7 +186,7 @@ void ExecutionContext::await_notify(const Access& access, std::uint64_t /*ticket
 // SharedMutex.
 
 void SharedMutex::lock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kLock, this, where});
   if (c == nullptr) {
     native_.lock();
     return;
@@ -198,7 +198,7 @@ void SharedMutex::lock(SourceLocation where) {
 }
 
 bool SharedMutex::try_lock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kTryLock, this, where});
   if (c == nullptr) return native_.try_lock();
   c->before_access({AccessKind::kTryLock, this, where});
   const bool ok = !writer_ && readers_ == 0;
@@ -208,7 +208,7 @@ bool SharedMutex::try_lock(SourceLocation where) {
 }
 
 void SharedMutex::unlock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kUnlock, this, where});
   if (c == nullptr) {
     native_.unlock();
     return;
@@ -223,7 +223,7 @@ void SharedMutex::unlock(SourceLocation where) {
 }
 
 void SharedMutex::lock_shared(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kLockShared, this, where});
   if (c == nullptr) {
     native_.lock_shared();
     return;
@@ -235,7 +235,7 @@ void SharedMutex::lock_shared(SourceLocation where) {
 }
 
 bool SharedMutex::try_lock_shared(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kTryLockShared, this, where});
   if (c == nullptr) return native_.try_lock_shared();
   c->before_access({AccessKind::kTryLockShared, this, where});
   const bool ok = !writer_;
@@ -245,7 +245,7 @@ bool SharedMutex::try_lock_shared(SourceLocation where) {
 }
 
 void SharedMutex::unlock_shared(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kUnlockShared, this, where});
   if (c == nullptr) {
     native_.unlock_shared();
     return;
@@ -263,7 +263,7 @@ void SharedMutex::unlock_shared(SourceLocation where) {
 // RecursiveMutex.
 
 void RecursiveMutex::lock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kLock, this, where});
   if (c == nullptr) {
     native_.lock();
     return;
@@ -277,7 +277,7 @@ void RecursiveMutex::lock(SourceLocation where) {
 }
 
 bool RecursiveMutex::try_lock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kTryLock, this, where});
   if (c == nullptr) return native_.try_lock();
   c->before_access({AccessKind::kTryLock, this, where});
   const std::uint64_t self = c->logical_thread() + 1;
@@ -291,7 +291,7 @@ bool RecursiveMutex::try_lock(SourceLocation where) {
 }
 
 void RecursiveMutex::unlock(SourceLocation where) {
-  ExecutionContext* c = detail::current_context;
+  ExecutionContext* c = detail::controller({AccessKind::kUnlock, this, where});
   if (c == nullptr) {
     native_.unlock();
     return;
@@ -306,7 +306,7 @@ void RecursiveMutex::unlock(SourceLocation where) {
 }
 
 void spin_hint(SourceLocation where) {
-  if (ExecutionContext* c = detail::current_context) {
+  if (ExecutionContext* c = detail::controller({AccessKind::kYield, nullptr, where})) {
     c->before_access({AccessKind::kYield, nullptr, where});
   } else {
     std::this_thread::yield();

@@ -8,6 +8,8 @@
 //     that racy-by-design objects stay free of undefined behaviour), the locks are std::mutex,
 //     std::shared_mutex and std::recursive_mutex, the condition variable is
 //     std::condition_variable_any and Atomic::wait is std::atomic::wait. Real threads, real speed.
+//     With native noise (dpct/noise.h) an observer context is installed instead: it sees each
+//     access first (and may delay the thread), then the access runs natively as above.
 //   - controlled: the dpct executor (dpct/executor.h) installs an ExecutionContext on the thread
 //     running a logical thread; before each access the context may switch to another logical
 //     thread, so a scheduler decides the interleaving. Exactly one logical thread runs at a
@@ -131,9 +133,14 @@ struct Access {
 };
 
 // Implemented by the controlled executor. Installed per OS thread while a logical thread runs.
+// An *observer* context (dpct/noise.h) is installed on a native thread instead: it is told of
+// every access through before_access, but the thread keeps running natively (its locks, waits
+// and notifications are the std ones) and none of the blocking members below is called.
 class ExecutionContext {
  public:
+  ExecutionContext() = default;
   virtual ~ExecutionContext() = default;
+  bool observer() const { return observer_; }
   // A scheduling point, called before the access executes. May switch logical threads.
   virtual void before_access(const Access& access) = 0;
   // Called after a load/store/RMW executed, with the value read and the value written rendered
@@ -172,6 +179,12 @@ class ExecutionContext {
   // numbers objects in the order it first sees them in an execution, so that two executions of
   // one schedule print the same names; this default is native_object_name.
   virtual std::string object_name(const void* address, const std::string& type);
+
+ protected:
+  explicit ExecutionContext(bool observer) : observer_(observer) {}
+
+ private:
+  bool observer_ = false;
 };
 
 // The short lower-case name of the type whose pointer type is `pointer_type`, for object
@@ -227,6 +240,18 @@ namespace detail {
 inline void point(AccessKind kind, const void* address, const SourceLocation& where,
                   std::memory_order order = std::memory_order_seq_cst) {
   if (ExecutionContext* c = current_context) c->before_access({kind, address, where, order});
+}
+
+// For the members that block or wake (locks, waits, notifications): the context that schedules
+// this thread, or nullptr when it runs natively. An observer is told of `access` here and
+// nullptr is returned, so the caller then takes the native path.
+inline ExecutionContext* controller(const Access& access) {
+  ExecutionContext* c = current_context;
+  if (c != nullptr && c->observer()) {
+    c->before_access(access);
+    return nullptr;
+  }
+  return c;
 }
 
 // Records the outcome of a lock-like access (try_lock's success) in controlled mode.
@@ -382,12 +407,12 @@ class Atomic {
   // header comment; natively std::atomic::wait.
   void wait(T old, std::memory_order order = kSeqCst,
             SourceLocation where = SourceLocation::current()) const {
-    ExecutionContext* c = detail::current_context;
+    const Access access{AccessKind::kWait, this, where, order};
+    ExecutionContext* c = detail::controller(access);
     if (c == nullptr) {
       value_.wait(old, order);
       return;
     }
-    const Access access{AccessKind::kWait, this, where, order};
     c->before_access(access);
     T now = value_.load(order);
     while (same_bytes(now, old)) {
@@ -455,7 +480,7 @@ class Atomic {
     return ok;
   }
   void notify(AccessKind kind, const SourceLocation& where) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({kind, this, where})) {
       c->before_access({kind, this, where});
       c->notify(this, kind == AccessKind::kNotifyAll);
     } else if (kind == AccessKind::kNotifyAll) {
@@ -517,18 +542,18 @@ class AtomicFlag {
   // Blocks while the flag equals `old` (see the header comment for controlled mode).
   void wait(bool old, std::memory_order order = std::memory_order_seq_cst,
             SourceLocation where = SourceLocation::current()) const {
-    ExecutionContext* c = detail::current_context;
+    const Access access{AccessKind::kWait, this, where, order};
+    ExecutionContext* c = detail::controller(access);
     if (c == nullptr) {
       flag_.wait(old, order);
       return;
     }
-    const Access access{AccessKind::kWait, this, where, order};
     c->before_access(access);
     while (flag_.test(order) == old) c->await_notify(access, c->enqueue_waiter(this));
     after(AccessKind::kWait, where, !old, !old);
   }
   void notify_one(SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({AccessKind::kNotifyOne, this, where})) {
       c->before_access({AccessKind::kNotifyOne, this, where});
       c->notify(this, false);
     } else {
@@ -536,7 +561,7 @@ class AtomicFlag {
     }
   }
   void notify_all(SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({AccessKind::kNotifyAll, this, where})) {
       c->before_access({AccessKind::kNotifyAll, this, where});
       c->notify(this, true);
     } else {
@@ -600,18 +625,20 @@ class Mutex {
   Mutex& operator=(const Mutex&) = delete;
 
   void lock(SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({AccessKind::kLock, this, where})) {
       c->lock(this, held_, where);
     } else {
       native_.lock();
     }
   }
   bool try_lock(SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) return c->try_lock(this, held_, where);
+    if (ExecutionContext* c = detail::controller({AccessKind::kTryLock, this, where})) {
+      return c->try_lock(this, held_, where);
+    }
     return native_.try_lock();
   }
   void unlock(SourceLocation where = SourceLocation::current()) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({AccessKind::kUnlock, this, where})) {
       c->unlock(this, held_, where);
     } else {
       native_.unlock();
@@ -701,12 +728,12 @@ class ConditionVariable {
 
   template <class Lock>
   void wait(Lock& lock, SourceLocation where = SourceLocation::current()) {
-    ExecutionContext* c = detail::current_context;
+    const Access access{AccessKind::kWait, this, where};
+    ExecutionContext* c = detail::controller(access);
     if (c == nullptr) {
       native_.wait(lock);
       return;
     }
-    const Access access{AccessKind::kWait, this, where};
     c->before_access(access);
     const std::uint64_t ticket = c->enqueue_waiter(this);
     lock.unlock();
@@ -721,7 +748,9 @@ class ConditionVariable {
   template <class Lock, class Clock, class Duration>
   std::cv_status wait_until(Lock& lock, const std::chrono::time_point<Clock, Duration>& deadline,
                             SourceLocation where = SourceLocation::current()) {
-    if (detail::current_context == nullptr) return native_.wait_until(lock, deadline);
+    if (detail::controller({AccessKind::kWait, this, where}) == nullptr) {
+      return native_.wait_until(lock, deadline);
+    }
     return timed_wait(lock, where);
   }
   template <class Lock, class Clock, class Duration, class Predicate>
@@ -735,7 +764,9 @@ class ConditionVariable {
   template <class Lock, class Rep, class Period>
   std::cv_status wait_for(Lock& lock, const std::chrono::duration<Rep, Period>& timeout,
                           SourceLocation where = SourceLocation::current()) {
-    if (detail::current_context == nullptr) return native_.wait_for(lock, timeout);
+    if (detail::controller({AccessKind::kWait, this, where}) == nullptr) {
+      return native_.wait_for(lock, timeout);
+    }
     return timed_wait(lock, where);
   }
   template <class Lock, class Rep, class Period, class Predicate>
@@ -761,7 +792,7 @@ class ConditionVariable {
     return woken ? std::cv_status::no_timeout : std::cv_status::timeout;
   }
   void notify(AccessKind kind, const SourceLocation& where) {
-    if (ExecutionContext* c = detail::current_context) {
+    if (ExecutionContext* c = detail::controller({kind, this, where})) {
       c->before_access({kind, this, where});
       c->notify(this, kind == AccessKind::kNotifyAll);
     } else if (kind == AccessKind::kNotifyAll) {

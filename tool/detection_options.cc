@@ -32,7 +32,8 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->check(CLI::PositiveNumber);
   app.add_option(
          "--scheduler", args.scheduler,
-         "native: real threads, stress (the paper's B); random: random walk; pct: PCT "
+         "native: real threads, stress (the paper's B; see --native-noise); random: random walk; "
+         "pct: PCT "
          "with k from pilot runs (or --k); dpct: PCT with k from structure trees, "
          "revised during the run (the paper's D; falls back to pct with pilot k, and "
          "says so, in builds without trees); pos: partial order sampling; surw: selectively "
@@ -49,6 +50,12 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "history")
       ->capture_default_str()
       ->check(CLI::IsMember({"even", "uneven", "mixed"}));
+  app.add_option("--native-noise", args.native_noise,
+                 "native: on: delay each history's threads at a random few accesses (yields, "
+                 "spins, short sleeps; a plan drawn from the history's seed, ConTest-style) so "
+                 "that races show; off: full speed")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_flag(
       "--heuristic", args.heuristic,
       "The paper's H (Sec. III-C: a minimal test case has a thread running one operation in "
@@ -126,6 +133,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   options.jobs = args.jobs;
   options.check_timeout_seconds = args.timeout_seconds;
   options.max_steps = args.max_steps;
+  options.native_noise = args.native_noise == "on";
   if (options.scheduler == detect::SchedulerKind::kDpct ||
       options.scheduler == detect::SchedulerKind::kSurw ||
       options.scheduler == detect::SchedulerKind::kPortfolio) {

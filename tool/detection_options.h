@@ -38,12 +38,13 @@ struct DetectionArguments {
   unsigned jobs = 1;
   double timeout_seconds = 10;
   std::uint64_t max_steps = 200'000;
-  std::string workload_file;  // a fixed workload instead of random ones (--workload)
+  std::string native_noise = "on";  // --native-noise on|off
+  std::string workload_file;        // a fixed workload instead of random ones (--workload)
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
-// --scheduler, --shapes, --heuristic, --round-ops, --depth, --epoch, --write-bias, --k, --seed,
-// --jobs,
+// --scheduler, --shapes, --native-noise, --heuristic, --round-ops, --depth, --epoch,
+// --write-bias, --k, --seed, --jobs,
 // --timeout, --max-steps, --workload.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 

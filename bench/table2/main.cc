@@ -7,11 +7,13 @@
 // beside ours. A second table runs every control for many executions.
 //
 //   bench_table2 [--quick] [--controls N] [--object NAME]... [--jobs J] [--keys MAX|target]
-//                [--write-bias P]
+//                [--write-bias P] [--native-noise on|off] [--versions BDHd]
 //
 // Set keys are drawn from the targets' own range (0..4) by default; `--keys 99` draws them from
 // 0..99 as in the paper (which lowers the set targets' detection rates: README.md).
 // `--write-bias P` sets D's and H's write bias (detect --write-bias); D/1 always runs plain D-PCT.
+// `--native-noise off` runs B at full speed (detect --native-noise); `--versions B` runs only B
+// (letters B, D, H and d for D/1).
 //
 // Columns per version: non-linearizable/total (paper), average ms per history (paper), |Pc| of
 // the minimized test case (paper's t_c.P_c size), localization time (H_p(b) and OpOrder) and the
@@ -131,6 +133,8 @@ struct Settings {
   unsigned jobs = 1;
   std::int64_t max_key = -1;                      // -1: the targets' own key range
   double write_bias = detect::kDefaultWriteBias;  // D and H; D/1 is plain D-PCT
+  bool native_noise = true;                       // B: detect --native-noise
+  std::string versions = "BDHd";                  // which to run: B, D, H, d (= D/1)
 };
 
 struct Cell {
@@ -183,6 +187,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   options.jobs = settings.jobs;
   options.check_timeout_seconds = 30;
   options.scheduler = version == 0 ? detect::SchedulerKind::kNative : detect::SchedulerKind::kDpct;
+  options.native_noise = settings.native_noise;
   options.heuristic = version == 2;
   // D and H redraw the PCT plan every 2 operations (linfault's default, `--epoch auto`); D/1 is
   // the paper's D-PCT with one plan per history.
@@ -324,13 +329,18 @@ int main(int argc, char** argv) {
       settings.jobs = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--write-bias" && i + 1 < argc) {
       settings.write_bias = std::strtod(argv[++i], nullptr);
+    } else if (arg == "--native-noise" && i + 1 < argc) {
+      settings.native_noise = std::string(argv[++i]) != "off";
+    } else if (arg == "--versions" && i + 1 < argc) {
+      settings.versions = argv[++i];
     } else if (arg == "--keys" && i + 1 < argc) {
       const std::string keys = argv[++i];
       settings.max_key = keys == "target" ? -1 : std::strtoll(keys.c_str(), nullptr, 10);
     } else {
       std::fprintf(stderr,
                    "usage: bench_table2 [--quick] [--controls N] [--object TARGET]... [--jobs J]"
-                   " [--keys MAX|target] [--write-bias P]\n");
+                   " [--keys MAX|target] [--write-bias P] [--native-noise on|off]"
+                   " [--versions BDHd]\n");
       return 64;
     }
   }
@@ -359,7 +369,10 @@ int main(int argc, char** argv) {
     }
     const targets::Target target =
         with_keys(with_methods(targets::find(row.target), row.methods), settings.max_key);
-    for (int v = 0; v < 4; ++v) print_cell(row, v, run_version(target, row, v, settings));
+    for (int v = 0; v < 4; ++v) {
+      if (settings.versions.find("BDHd"[v]) == std::string::npos) continue;
+      print_cell(row, v, run_version(target, row, v, settings));
+    }
   }
   if (settings.control_executions > 0) run_controls(settings);
   return 0;
