@@ -7,13 +7,16 @@
 // beside ours. A second table runs every control for many executions.
 //
 //   bench_table2 [--quick] [--controls N] [--object NAME]... [--jobs J] [--keys MAX|target]
-//                [--write-bias P] [--native-noise on|off] [--versions BDHd]
+//                [--write-bias P] [--native-noise on|off] [--versions BDHdP]
 //
 // Set keys are drawn from the targets' own range (0..4) by default; `--keys 99` draws them from
 // 0..99 as in the paper (which lowers the set targets' detection rates: README.md).
 // `--write-bias P` sets D's and H's write bias (detect --write-bias); D/1 always runs plain D-PCT.
 // `--native-noise off` runs B at full speed (detect --native-noise); `--versions B` runs only B
-// (letters B, D, H and d for D/1).
+// (letters B, D, H and d for D/1, P for P). P is linfault's own default beside the paper's
+// versions: the portfolio scheduler over mixed even and uneven shapes (detect --scheduler
+// portfolio --shapes mixed); B, D, H and D/1 run the paper's even 2 x M histories. P is compared
+// with the paper's D.
 //
 // Columns per version: non-linearizable/total (paper), average ms per history (paper), |Pc| of
 // the minimized test case (paper's t_c.P_c size), localization time (H_p(b) and OpOrder) and the
@@ -134,7 +137,7 @@ struct Settings {
   std::int64_t max_key = -1;                      // -1: the targets' own key range
   double write_bias = detect::kDefaultWriteBias;  // D and H; D/1 is plain D-PCT
   bool native_noise = true;                       // B: detect --native-noise
-  std::string versions = "BDHd";                  // which to run: B, D, H, d (= D/1)
+  std::string versions = "BDHdP";  // which to run: B, D, H, d (= D/1), P (portfolio)
 };
 
 struct Cell {
@@ -186,7 +189,10 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   options.seed = 1;
   options.jobs = settings.jobs;
   options.check_timeout_seconds = 30;
-  options.scheduler = version == 0 ? detect::SchedulerKind::kNative : detect::SchedulerKind::kDpct;
+  options.scheduler = version == 0   ? detect::SchedulerKind::kNative
+                      : version == 4 ? detect::SchedulerKind::kPortfolio
+                                     : detect::SchedulerKind::kDpct;
+  options.shapes = version == 4 ? detect::ShapeMix::kMixed : detect::ShapeMix::kEven;
   options.native_noise = settings.native_noise;
   options.heuristic = version == 2;
   // D and H redraw the PCT plan every 2 operations (linfault's default, `--epoch auto`); D/1 is
@@ -230,7 +236,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
 }
 
 // The paper's figures of version v (D/1 is compared with the paper's D).
-int paper_version(int v) { return v == 3 ? 1 : v; }
+int paper_version(int v) { return v == 3 || v == 4 ? 1 : v; }
 
 std::string paper_violations(const Row& row, int v) {
   if (!*row.paper_object) return "";
@@ -240,7 +246,7 @@ std::string paper_violations(const Row& row, int v) {
 
 void print_cell(const Row& row, int version, const Cell& c) {
   const int v = paper_version(version);
-  const char* names[] = {"B", "D", "H", "D/1"};
+  const char* names[] = {"B", "D", "H", "D/1", "P"};
   char line[512];
   if (c.refused) {
     std::printf("| %-22s | %s | refused: %s |\n", row.target, names[version], c.note.c_str());
@@ -340,7 +346,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: bench_table2 [--quick] [--controls N] [--object TARGET]... [--jobs J]"
                    " [--keys MAX|target] [--write-bias P] [--native-noise on|off]"
-                   " [--versions BDHd]\n");
+                   " [--versions BDHdP]\n");
       return 64;
     }
   }
@@ -369,8 +375,8 @@ int main(int argc, char** argv) {
     }
     const targets::Target target =
         with_keys(with_methods(targets::find(row.target), row.methods), settings.max_key);
-    for (int v = 0; v < 4; ++v) {
-      if (settings.versions.find("BDHd"[v]) == std::string::npos) continue;
+    for (int v = 0; v < 5; ++v) {
+      if (settings.versions.find("BDHdP"[v]) == std::string::npos) continue;
       print_cell(row, v, run_version(target, row, v, settings));
     }
   }
