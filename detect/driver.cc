@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "detect/checker.h"
+#include "detect/quick_check.h"
 #include "dpct/executor.h"
 #include "dpct/native.h"
 #include "dpct/pct_scheduler.h"
@@ -228,8 +229,32 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
 }
 
-HistoryResult run_history(dpct::Executor& executor, const targets::Target& target,
+// What one worker thread keeps between its histories.
+struct Worker {
+  explicit Worker(const targets::Target& target) : quick(target.model) {}
+  dpct::Executor executor;
+  // Small histories are shown linearizable here without the full checker, which still decides
+  // every other one (so the verdict is always the full checker's: detect/quick_check.h).
+  QuickChecker quick;
+};
+
+Verdict check_run(Worker& worker, const targets::Target& target, const DriverOptions& options,
+                  const history::History& history) {
+  if (worker.quick.linearizable(history)) {
+    Verdict verdict;
+    verdict.result = Result::kLinearizable;
+    return verdict;
+  }
+  CheckOptions check;
+  check.timeout_seconds = options.check_timeout_seconds;
+  check.threads = 1;  // histories are already checked in parallel
+  check.want_witness = false;
+  return check_history(target.model, history, check);
+}
+
+HistoryResult run_history(Worker& worker, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, std::uint64_t seed) {
+  dpct::Executor& executor = worker.executor;
   const Clock::time_point start = Clock::now();
   const dpct::Workload workload = workload_for(target, options, seed);
   const std::string origin = target.name + "-" + std::to_string(seed);
@@ -243,11 +268,7 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
     execution.origin = origin;
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
-  CheckOptions check;
-  check.timeout_seconds = options.check_timeout_seconds;
-  check.threads = 1;  // histories are already checked in parallel
-  check.want_witness = false;
-  const Verdict verdict = check_history(target.model, run.history, check);
+  const Verdict verdict = check_run(worker, target, options, run.history);
 
   HistoryResult result;
   result.seed = seed;
@@ -341,12 +362,20 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   Progress counters{.total = histories};
 
   auto worker = [&] {
-    dpct::Executor executor;
+    std::optional<Worker> state;
+    try {
+      state.emplace(target);
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+      return;
+    }
     for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
       const std::uint64_t index = options.shard_index + j * options.shard_count;
       HistoryResult result;
       try {
-        result = run_history(executor, target, options, plan, options.seed + index);
+        result = run_history(*state, target, options, plan, options.seed + index);
       } catch (...) {
         std::lock_guard lock(mutex);
         if (!error) error = std::current_exception();

@@ -1,7 +1,7 @@
 #include "dpct/pct_scheduler.h"
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -214,9 +214,11 @@ void PctScheduler::end(Schedule& schedule) {
     schedule.set_parameter("epochs", std::to_string(epochs_));
   }
   if (options_.defer_to_write > 0) {
-    std::ostringstream bias;
-    bias << options_.defer_to_write;
-    schedule.set_parameter("wb", bias.str());
+    // As a stream writes it (%g), without a stream's locale set-up in every run.
+    char bias[32];
+    const auto written = std::to_chars(bias, bias + sizeof bias, options_.defer_to_write,
+                                       std::chars_format::general, 6);
+    schedule.set_parameter("wb", std::string(bias, written.ptr));
     schedule.set_parameter("deferred", std::to_string(deferred_));
   }
 }
