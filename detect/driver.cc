@@ -238,37 +238,34 @@ struct Worker {
   QuickChecker quick;
 };
 
-Verdict check_run(Worker& worker, const targets::Target& target, const DriverOptions& options,
-                  const history::History& history) {
-  if (worker.quick.linearizable(history)) {
-    Verdict verdict;
-    verdict.result = Result::kLinearizable;
-    return verdict;
-  }
-  CheckOptions check;
-  check.timeout_seconds = options.check_timeout_seconds;
-  check.threads = 1;  // histories are already checked in parallel
-  check.want_witness = false;
-  return check_history(target.model, history, check);
-}
-
 HistoryResult run_history(Worker& worker, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, std::uint64_t seed) {
   dpct::Executor& executor = worker.executor;
   const Clock::time_point start = Clock::now();
   const dpct::Workload workload = workload_for(target, options, seed);
-  const std::string origin = target.name + "-" + std::to_string(seed);
+  // Named only when someone reads the name (a failing run, a message of the full checker): most
+  // histories are linearizable, and the name would be built and copied for nothing.
+  auto origin = [&] { return target.name + "-" + std::to_string(seed); };
   dpct::Run run;
   if (plan.kind == SchedulerKind::kNative) {
-    run = dpct::run_native(target.factory, workload, {.record_history = true, .origin = origin});
+    run = dpct::run_native(target.factory, workload, {.record_history = true, .origin = origin()});
   } else {
     auto scheduler = make_scheduler(plan, options, target, derive(seed, kSchedulerSalt));
     dpct::ExecutionOptions execution;
     execution.max_steps = options.max_steps;
-    execution.origin = origin;
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
-  const Verdict verdict = check_run(worker, target, options, run.history);
+  Verdict verdict;
+  if (worker.quick.linearizable(run.history)) {
+    verdict.result = Result::kLinearizable;
+  } else {
+    run.history.set_origin(origin());
+    CheckOptions check;
+    check.timeout_seconds = options.check_timeout_seconds;
+    check.threads = 1;  // histories are already checked in parallel
+    check.want_witness = false;
+    verdict = check_history(target.model, run.history, check);
+  }
 
   HistoryResult result;
   result.seed = seed;
@@ -294,6 +291,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     saved.message = run.message;
     saved.verdict = summarize(verdict);
     saved.history = std::move(run.history);
+    saved.history.set_origin(origin());
     result.saved = std::move(saved);
   }
   return result;

@@ -195,6 +195,7 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
 
 void PctScheduler::end(Schedule& schedule) {
   schedule.scheduler = "pct";
+  schedule.parameters.reserve(schedule.parameters.size() + 12);  // one allocation per run
   schedule.set_parameter("seed", std::to_string(options_.seed));
   schedule.set_parameter("n", std::to_string(priority_.size()));
   schedule.set_parameter("k", std::to_string(initial_k_));
