@@ -60,7 +60,9 @@ void PctScheduler::begin(const RunInfo& info) {
   if (options_.defer_to_write > 0 && info.workload != nullptr) {
     // Objects have a handful of methods: a linear search beats a map here (runs are ~1 us).
     std::vector<std::string_view> methods;
+    methods.reserve(8);
     for (std::size_t t = 0; t < info.threads && t < info.workload->threads.size(); ++t) {
+      method_of_[t].reserve(info.workload->threads[t].size());  // one allocation per thread
       for (const history::Call& call : info.workload->threads[t]) {
         auto it = std::find(methods.begin(), methods.end(), call.method);
         if (it == methods.end()) {
