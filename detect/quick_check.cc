@@ -103,16 +103,23 @@ class ModelEngine final : public QuickChecker::Engine {
 
 }  // namespace
 
-QuickChecker::QuickChecker(std::string_view model_spec, std::uint64_t budget) : budget_(budget) {
-  spec::visit_model(model_spec, [&](const auto& model) {
-    using M = std::decay_t<decltype(model)>;
-    engine_ = std::make_unique<ModelEngine<M>>(model);
-  });
+QuickChecker::QuickChecker(std::string_view model_spec, std::uint64_t budget)
+    : model_spec_(model_spec), budget_(budget) {
+  make_engine();
 }
 
 QuickChecker::~QuickChecker() = default;
 
+void QuickChecker::make_engine() {
+  spec::visit_model(model_spec_, [&](const auto& model) {
+    using M = std::decay_t<decltype(model)>;
+    engine_ = std::make_unique<ModelEngine<M>>(model);
+  });
+  histories_since_fresh_model_ = 0;
+}
+
 bool QuickChecker::linearizable(const history::History& history) {
+  if (++histories_since_fresh_model_ > kHistoriesPerModel) make_engine();
   return engine_->linearizable(history, budget_, over_budget_);
 }
 

@@ -20,7 +20,9 @@
 // two threads at most two operations are ever candidates, so 2 x 5 histories need at most a few
 // hundred steps. Everything the search needs (compiled operations, one model state per depth)
 // lives in buffers kept between calls: after the first histories, a check allocates only what
-// the model's own state copies need beyond their kept capacity.
+// the model's own state copies need beyond their kept capacity. The model instance (with its
+// table of interned values) is replaced by a fresh one every few thousand histories, so memory
+// stays bounded in campaigns of any length.
 //
 // Thread-safety: one QuickChecker per thread (it keeps a model instance and buffers).
 //
@@ -32,6 +34,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "history/history.h"
@@ -59,7 +62,14 @@ class QuickChecker {
   class Engine;  // the model-specific search (quick_check.cc)
 
  private:
+  // Models intern the values they see (spec/model_support.h), so one kept for ever would grow
+  // with every distinct argument of a long campaign: a fresh one now and then bounds the memory.
+  static constexpr std::uint64_t kHistoriesPerModel = 4096;
+  void make_engine();
+
+  std::string model_spec_;
   std::unique_ptr<Engine> engine_;
+  std::uint64_t histories_since_fresh_model_ = 0;
   std::uint64_t budget_;
   bool over_budget_ = false;
 };

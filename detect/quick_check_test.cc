@@ -114,6 +114,31 @@ TEST(QuickCheck, AgreesWithTheFullCheckOnExecutedHistories) {
   }
 }
 
+// One checker for a long campaign: its model is replaced every few thousand histories (to bound
+// the interned values), and the answers stay those of the full check across the replacements.
+TEST(QuickCheck, StaysExactAcrossModelReplacements) {
+  QuickChecker quick("queue");
+  Tally tally;
+  for (std::uint64_t seed = 1; seed <= 9000; ++seed) {
+    spec::GeneratorOptions options;
+    options.model = "queue";
+    options.operations = 6;
+    options.threads = 2;
+    options.violation = seed % 4 == 0;
+    options.seed = seed;
+    history::History history;
+    try {
+      history = spec::generate_history(options).history;
+    } catch (const spec::GeneratorError&) {
+      continue;
+    }
+    compare(quick, options.model, history, tally, "queue seed " + std::to_string(seed));
+  }
+  EXPECT_GT(tally.linearizable, 5000);
+  EXPECT_GT(tally.violations, 1000);
+  EXPECT_EQ(tally.over_budget, 0);
+}
+
 // The budget is what bounds the search: a budget of one step cannot show a history of several
 // concurrent operations linearizable, and says so rather than calling it a violation.
 TEST(QuickCheck, ReportsAnExhaustedBudget) {
