@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "detect/checker.h"
+#include "detect/quick_check.h"
 #include "dpct/executor.h"
 #include "dpct/native.h"
 #include "dpct/pct_scheduler.h"
@@ -434,31 +435,48 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
 }
 
+// What one worker thread keeps between its histories.
+struct Worker {
+  explicit Worker(const targets::Target& target) : quick(target.model) {}
+  dpct::Executor executor;
+  // Small histories are shown linearizable here without the full checker, which still decides
+  // every other one (so the verdict is always the full checker's: detect/quick_check.h).
+  QuickChecker quick;
+};
+
 // `kind`: plan.kind, or the portfolio member that runs this history.
-HistoryResult run_history(dpct::Executor& executor, const targets::Target& target,
+HistoryResult run_history(Worker& worker, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, SchedulerKind kind,
                           std::uint64_t seed) {
+  dpct::Executor& executor = worker.executor;
   const Clock::time_point start = Clock::now();
   const dpct::Workload workload = workload_for(target, options, plan, seed);
-  const std::string origin = target.name + "-" + std::to_string(seed);
+  // Named only when someone reads the name (a failing run, a message of the full checker): most
+  // histories are linearizable, and the name would be built and copied for nothing.
+  auto origin = [&] { return target.name + "-" + std::to_string(seed); };
   dpct::Run run;
   if (kind == SchedulerKind::kNative) {
     dpct::NativeOptions native;
-    native.origin = origin;
+    native.origin = origin();
     if (options.native_noise) native.noise = dpct::draw_noise_plan(seed);
     run = dpct::run_native(target.factory, workload, native);
   } else {
     auto scheduler = make_scheduler(kind, plan, options, target, derive(seed, kSchedulerSalt));
     dpct::ExecutionOptions execution;
     execution.max_steps = options.max_steps;
-    execution.origin = origin;
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
-  CheckOptions check;
-  check.timeout_seconds = options.check_timeout_seconds;
-  check.threads = 1;  // histories are already checked in parallel
-  check.want_witness = false;
-  const Verdict verdict = check_history(target.model, run.history, check);
+  Verdict verdict;
+  if (worker.quick.linearizable(run.history)) {
+    verdict.result = Result::kLinearizable;
+  } else {
+    run.history.set_origin(origin());
+    CheckOptions check;
+    check.timeout_seconds = options.check_timeout_seconds;
+    check.threads = 1;  // histories are already checked in parallel
+    check.want_witness = false;
+    verdict = check_history(target.model, run.history, check);
+  }
 
   HistoryResult result;
   result.seed = seed;
@@ -488,6 +506,7 @@ HistoryResult run_history(dpct::Executor& executor, const targets::Target& targe
     saved.message = run.message;
     saved.verdict = summarize(verdict);
     saved.history = std::move(run.history);
+    saved.history.set_origin(origin());
     result.saved = std::move(saved);
   }
   return result;
@@ -668,7 +687,14 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   };
 
   auto worker = [&] {
-    dpct::Executor executor;
+    std::optional<Worker> state;
+    try {
+      state.emplace(target);
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      fail();
+      return;
+    }
     for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
       // A history past the first violation is abandoned under stop_at_first; it never completes
       // its portfolio block, so the workers waiting for that block must be woken.
@@ -691,7 +717,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       }
       HistoryResult result;
       try {
-        result = run_history(executor, target, options, plan,
+        result = run_history(*state, target, options, plan,
                              portfolio ? kPortfolio[member].kind : plan.kind, seed);
       } catch (...) {
         std::lock_guard lock(mutex);

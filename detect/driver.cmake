@@ -15,3 +15,6 @@ linfault_test(detect_driver_native_test
   SOURCES driver_native_test.cc
   DEPS linfault_detect_driver
   LABELS native)
+linfault_test(detect_quick_check_test
+  SOURCES quick_check_test.cc
+  DEPS linfault_detect_driver linfault_generator)

@@ -777,6 +777,11 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   scheduler_ = &scheduler;
   run_ = &run;
   builder_.emplace(options.origin);
+  if (options.record_history) {
+    std::size_t calls = workload.setup.size() + workload.reveal.size();
+    for (const auto& thread : workload.threads) calls += thread.size();
+    builder_->reserve(calls, 2 * calls);  // no regrowth of the history while it is recorded
+  }
   threads_.clear();
   file_cache_.clear();
   object_names_.clear();

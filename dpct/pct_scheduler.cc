@@ -1,7 +1,7 @@
 #include "dpct/pct_scheduler.h"
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -60,7 +60,9 @@ void PctScheduler::begin(const RunInfo& info) {
   if (options_.defer_to_write > 0 && info.workload != nullptr) {
     // Objects have a handful of methods: a linear search beats a map here (runs are ~1 us).
     std::vector<std::string_view> methods;
+    methods.reserve(8);
     for (std::size_t t = 0; t < info.threads && t < info.workload->threads.size(); ++t) {
+      method_of_[t].reserve(info.workload->threads[t].size());  // one allocation per thread
       for (const history::Call& call : info.workload->threads[t]) {
         auto it = std::find(methods.begin(), methods.end(), call.method);
         if (it == methods.end()) {
@@ -195,6 +197,7 @@ ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const Thre
 
 void PctScheduler::end(Schedule& schedule) {
   schedule.scheduler = "pct";
+  schedule.parameters.reserve(schedule.parameters.size() + 12);  // one allocation per run
   schedule.set_parameter("seed", std::to_string(options_.seed));
   schedule.set_parameter("n", std::to_string(priority_.size()));
   schedule.set_parameter("k", std::to_string(initial_k_));
@@ -214,9 +217,11 @@ void PctScheduler::end(Schedule& schedule) {
     schedule.set_parameter("epochs", std::to_string(epochs_));
   }
   if (options_.defer_to_write > 0) {
-    std::ostringstream bias;
-    bias << options_.defer_to_write;
-    schedule.set_parameter("wb", bias.str());
+    // As a stream writes it (%g), without a stream's locale set-up in every run.
+    char bias[32];
+    const auto written = std::to_chars(bias, bias + sizeof bias, options_.defer_to_write,
+                                       std::chars_format::general, 6);
+    schedule.set_parameter("wb", std::string(bias, written.ptr));
     schedule.set_parameter("deferred", std::to_string(deferred_));
   }
 }

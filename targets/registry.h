@@ -36,6 +36,7 @@
 
 #include "dpct/workload.h"
 #include "history/history.h"
+#include "targets/lazy_mt19937.h"
 
 namespace linfault::targets {
 
@@ -49,7 +50,7 @@ class ArgumentSource {
   std::int64_t unique() { return next_unique_++; }
 
  private:
-  std::mt19937_64 rng_;
+  LazyMt19937_64 rng_;  // std::mt19937_64's numbers, drawn without seeding 312 words
   std::int64_t next_unique_ = 1;
 };
 
