@@ -29,6 +29,7 @@ TEST(DriverNativeTest, NativeFailingRunsAreKeptWithANativeScheduleAndCannotBeRep
   options.scheduler = SchedulerKind::kNative;
   options.threads = 2;
   options.ops_per_thread = 200;
+  options.shapes = ShapeMix::kEven;  // every history has 2 x 200 operations
   options.histories = 10;
   options.jobs = 2;
   options.check_timeout_seconds = 5;
