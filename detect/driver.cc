@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <mutex>
@@ -35,7 +36,9 @@ constexpr std::uint64_t kSchedulerSalt = 0x5c4ed01e;
 constexpr std::uint64_t kPilotSalt = 0x9110f00d;
 constexpr std::uint64_t kShapeSalt = 0x54a9e5;
 constexpr std::uint64_t kPortfolioSalt = 0x90f7f011;
-constexpr std::uint64_t kProbeSalt = 0x9e0be;
+// The probe of methods_that_write has a fixed seed: a history's workload must depend on its own
+// seed only, not on the campaign's first seed.
+constexpr std::uint64_t kProbeSeed = 0x9e0be;
 
 // The portfolio's members with their base shares. Random walk gets the largest share: on short
 // histories most bugs need one preemption, where it is hard to beat (bench/schedulers/).
@@ -170,7 +173,7 @@ bool writes(const dpct::TraceStep& step) {
 // The uneven shapes' mixes of `plan`: bursts of writers against one operation that only reads.
 void set_uneven_mixes(Plan& plan, const targets::Target& target, const DriverOptions& options) {
   if (options.workload || options.shapes == ShapeMix::kEven) return;
-  const std::vector<bool> writers = methods_that_write(target, derive(options.seed, kProbeSalt));
+  const std::vector<bool> writers = methods_that_write(target, kProbeSeed);
   const auto count = static_cast<std::size_t>(std::count(writers.begin(), writers.end(), true));
   if (count == 0 || count == writers.size()) return;
   for (bool w : writers) {
@@ -191,14 +194,10 @@ class PortfolioLearner {
  public:
   PortfolioLearner(bool learn, std::uint64_t histories)
       : learn_(learn),
-        blocks_((histories + kPortfolioBlock - 1) / kPortfolioBlock),
         histories_(histories),
-        block_done_(learn ? blocks_ : 0),
-        block_runs_(learn ? blocks_ * kPortfolio.size() : 0),
-        block_hits_(learn ? blocks_ * kPortfolio.size() : 0),
-        runs_(kPortfolio.size()),
-        hits_(kPortfolio.size()),
-        shares_(shares()) {}
+        blocks_(histories / kPortfolioBlock + (histories % kPortfolioBlock != 0 ? 1 : 0)),
+        so_far_(make_members()),
+        shares_(portfolio_shares(so_far_)) {}
 
   // The member of history `j` (0-based within this campaign) with seed `seed`, or nullopt when
   // `abandoned()` turns true first. Called with `lock` held on the driver's mutex; waits until
@@ -222,22 +221,25 @@ class PortfolioLearner {
   // Records the result of history `j`; called under the driver's mutex.
   void record(std::uint64_t j, std::size_t member, bool violation) {
     if (!learn_) return;
-    const std::uint64_t block = j / kPortfolioBlock;
-    ++block_runs_[block * kPortfolio.size() + member];
-    block_hits_[block * kPortfolio.size() + member] += violation ? 1 : 0;
-    ++block_done_[block];
+    // Only the blocks from the first incomplete one on are kept: as many as histories in flight.
+    const std::uint64_t offset = j / kPortfolioBlock - complete_blocks_;
+    while (pending_.size() <= offset) pending_.push_back({0, make_members()});
+    Block& block = pending_[offset];
+    ++block.done;
+    ++block.members[member].histories;
+    block.members[member].violations += violation ? 1 : 0;
     bool advanced = false;
-    while (complete_blocks_ < blocks_ &&
-           block_done_[complete_blocks_] == block_size(complete_blocks_)) {
-      for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
-        runs_[m] += block_runs_[complete_blocks_ * kPortfolio.size() + m];
-        hits_[m] += block_hits_[complete_blocks_ * kPortfolio.size() + m];
+    while (!pending_.empty() && pending_.front().done == block_size(complete_blocks_)) {
+      for (std::size_t m = 0; m < so_far_.size(); ++m) {
+        so_far_[m].histories += pending_.front().members[m].histories;
+        so_far_[m].violations += pending_.front().members[m].violations;
       }
+      pending_.pop_front();
       ++complete_blocks_;
       advanced = true;
     }
     if (advanced) {
-      shares_ = shares();
+      shares_ = portfolio_shares(so_far_);
       complete_.notify_all();
     }
   }
@@ -245,26 +247,26 @@ class PortfolioLearner {
   void wake_all() { complete_.notify_all(); }
 
  private:
-  std::uint64_t block_size(std::uint64_t block) const {
-    return std::min(kPortfolioBlock, histories_ - block * kPortfolioBlock);
+  struct Block {
+    std::uint64_t done = 0;
+    std::vector<PortfolioMember> members;
+  };
+
+  static std::vector<PortfolioMember> make_members() {
+    std::vector<PortfolioMember> members;
+    for (const PortfolioShare& share : kPortfolio) members.push_back({share.kind});
+    return members;
   }
 
-  std::vector<double> shares() const {
-    std::vector<PortfolioMember> so_far;
-    for (std::size_t m = 0; m < kPortfolio.size(); ++m) {
-      so_far.push_back({kPortfolio[m].kind, runs_[m], hits_[m]});
-    }
-    return portfolio_shares(so_far);
+  std::uint64_t block_size(std::uint64_t block) const {
+    return block + 1 < blocks_ ? kPortfolioBlock : histories_ - block * kPortfolioBlock;
   }
 
   bool learn_;
-  std::uint64_t blocks_;
   std::uint64_t histories_;
-  std::vector<std::uint64_t> block_done_;
-  std::vector<std::uint64_t> block_runs_;
-  std::vector<std::uint64_t> block_hits_;
-  std::vector<std::uint64_t> runs_;  // per member, over the complete blocks
-  std::vector<std::uint64_t> hits_;
+  std::uint64_t blocks_;
+  std::vector<PortfolioMember> so_far_;  // over the complete blocks
+  std::deque<Block> pending_;            // from block complete_blocks_ on
   std::uint64_t complete_blocks_ = 0;
   std::vector<double> shares_;  // for the block after the complete ones
   std::condition_variable complete_;
@@ -364,9 +366,10 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       }
       plan.description =
           "portfolio (" + members.str() +
-          (options.shard_count > 1 ? "; fixed shares under --shard"
-                                   : "; shares learnt from violations every " +
-                                         std::to_string(kPortfolioBlock) + " histories") +
+          (options.shard_count > 1       ? "; fixed shares under --shard"
+           : !options.portfolio_learning ? "; fixed shares"
+                                         : "; shares learnt from violations every " +
+                                               std::to_string(kPortfolioBlock) + " histories") +
           ")" + heuristic;
       break;
     }
@@ -676,7 +679,8 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::atomic<std::uint64_t> first_failing_j{kNoViolation};
   Progress counters{.total = histories};
   const bool portfolio = plan.kind == SchedulerKind::kPortfolio;
-  PortfolioLearner learner(portfolio && options.shard_count == 1, histories);
+  PortfolioLearner learner(portfolio && options.portfolio_learning && options.shard_count == 1,
+                           histories);
   if (portfolio) {
     for (const PortfolioShare& member : kPortfolio) report.portfolio.push_back({member.kind});
   }

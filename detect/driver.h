@@ -24,7 +24,9 @@
 //           1/5 each). Every 64 histories the shares move halfway towards the members' violation
 //           rates so far (Coyote's and Fray's portfolios rotate; ours also learns). The shares of
 //           a block depend only on earlier, complete blocks, so results do not depend on `jobs`;
-//           under --shard they stay fixed. DetectionReport::portfolio counts per member.
+//           under --shard (and without portfolio_learning) they stay fixed, so a sharded
+//           portfolio campaign is not the unsharded one, which learns (docs/scale-out.md).
+//           DetectionReport::portfolio counts per member.
 // Workloads: random ones are drawn in the shapes of DriverOptions::shapes (ShapeMix below).
 // Heuristic (H, Sec. III-C of the paper: a minimal test case has a thread running a single
 // operation in Pc): the concurrent part is cut into rounds separated by barriers. In round r,
@@ -35,9 +37,10 @@
 //
 // Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
 // seed alone (a portfolio's member also from the shares of its block), so results are the same
-// for every `jobs` and every shard split, and `--seed X --histories 1` reruns history X (under a
-// portfolio, replay its saved run instead: the saved run names its member). Pilot runs and the
-// probe of methods_that_write use seeds derived from `seed` only.
+// for every `jobs` and every shard split (but for a learning portfolio, see above), and `--seed X
+// --histories 1` reruns history X (under a portfolio, replay its saved run instead: the saved run
+// names its member). Pilot runs and the probe of methods_that_write use seeds derived from `seed`
+// only.
 //
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
 // counted as such and kept as a failing run; its (partial) history is still checked. A check
@@ -153,6 +156,10 @@ struct DriverOptions {
   // run exactly the histories of the unsharded campaign.
   std::uint64_t shard_index = 0;
   std::uint64_t shard_count = 1;
+  // Portfolio: learn the members' shares from violations (unsharded campaigns only). Off, every
+  // history's member depends on its seed alone, as with `--shard` (minimize::detect_first_failure,
+  // which stops at the first violation, runs it off).
+  bool portfolio_learning = true;
   // When set, each result goes here as it completes and DetectionReport::results stays empty:
   // memory no longer grows with the number of histories.
   ResultCallback on_result;

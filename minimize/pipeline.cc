@@ -48,6 +48,10 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
   FirstFailure f;
   const std::uint64_t first_seed = options.seed;
   const std::uint64_t batch = first_failure_batch(options.jobs);
+  // Each batch is a campaign of its own, and the search ends at the first failure: there is no
+  // violation for a portfolio to learn from, and a learning one would draw members that depend on
+  // the batch size (--jobs). Fixed shares keep every history's member a function of its seed.
+  options.portfolio_learning = false;
   const std::uint64_t shard = options.shard_index;
   const std::uint64_t shards = options.shard_count;
   const std::uint64_t shard_histories = detect::shard_size(histories, shard, shards);

@@ -121,7 +121,7 @@ struct CheckOptions {
   double seconds = 0;              // and at most this long (0: no time limit)
   std::size_t threads = 2;         // per history
   std::size_t ops = 3;             // operations per thread
-  std::string scheduler = "dpct";  // random, pct, dpct (native cannot be minimized from)
+  std::string scheduler = "dpct";  // random, pct, dpct, pos, surw, portfolio (not native)
   std::uint64_t seed = 1;          // history i uses seed + i
   unsigned jobs = 1;               // detection worker threads (results do not depend on it)
   double minimize_seconds = 60;    // budget of the minimization

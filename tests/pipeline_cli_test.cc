@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -136,6 +138,23 @@ TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
   const RunResult control = run("run --target treiber_stack --histories 20 --json");
   ASSERT_EQ(control.exit_code, 0) << control.out << control.err;
   EXPECT_TRUE(nlohmann::json::parse(control.out)["test_case"].is_null());
+}
+
+// pair_snapshot's ABA needs one readpair against four writes (1 || 4): random workloads reach
+// it through the uneven shapes of the default --shapes mixed, with no workload file.
+TEST_F(PipelineCliTest, RunFindsThePairSnapshotAbaFromRandomWorkloads) {
+  const RunResult r = run("run --target pair_snapshot --seed 1 --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json tc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(tc["pc"].size(), 2u) << tc["pc"];
+  std::vector<std::size_t> sizes = {tc["pc"][0].size(), tc["pc"][1].size()};
+  std::sort(sizes.begin(), sizes.end());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 4})) << tc["pc"];
+  for (const auto& thread : tc["pc"]) {
+    for (const auto& call : thread) {
+      EXPECT_EQ(call["method"], thread.size() == 1 ? "readpair" : "write") << tc["pc"];
+    }
+  }
 }
 
 TEST_F(PipelineCliTest, LinearizableInputAndBadInput) {

@@ -86,7 +86,9 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
-  app.add_option("--seed", args.seed, "History i uses seed SEED+i (rerun one with -s 1)")
+  app.add_option("--seed", args.seed,
+                 "History i uses seed SEED+i (rerun one with -s 1; under the portfolio, whose "
+                 "shares learnt in a campaign choose the scheduler, replay its saved run)")
       ->capture_default_str();
   app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
       ->capture_default_str()

@@ -26,8 +26,8 @@ struct DetectionArguments {
   std::size_t threads = 2;
   std::size_t ops = 10;
   std::uint64_t histories = 100;
-  std::string scheduler = "dpct";
-  std::string shapes = "mixed";  // --shapes: even, uneven or mixed
+  std::string scheduler = "portfolio";  // bench/schedulers/README.md: best or tied-best overall
+  std::string shapes = "mixed";         // --shapes: even, uneven or mixed
   bool heuristic = false;
   std::size_t round_ops = 3;
   unsigned depth = 3;

@@ -137,7 +137,7 @@ struct Settings {
   std::int64_t max_key = -1;                      // -1: the targets' own key range
   double write_bias = detect::kDefaultWriteBias;  // D and H; D/1 is plain D-PCT
   bool native_noise = true;                       // B: detect --native-noise
-  std::string versions = "BDHdP";  // which to run: B, D, H, d (= D/1), P (portfolio)
+  std::string versions = "BDHdP";                 // which to run: B, D, H, d (= D/1), P (portfolio)
 };
 
 struct Cell {
