@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a bundled default: builds linfault (installing missing packages), then runs the
 # whole pipeline on the bundled buggy Treiber stack (pop without retry):
-#   `linfault run` detects the bug under D-PCT, localizes the failing history, minimizes it into
+#   `linfault run` detects the bug (default portfolio scheduler), localizes the failing history, minimizes it into
 #   a tiny test case (Ps, Pc, Pr) verified by enumerating interleavings, and prints it with its
 #   failing interleaving; the test case, the failing run and a GoogleTest repro go to repro/.
 # Then `linfault replay` re-executes the saved test case from its recorded schedule.
