@@ -14,9 +14,15 @@ std::string unknown_model_message(std::string_view name) {
 UnknownModel::UnknownModel(std::string_view name)
     : ModelSpecError(unknown_model_message(name)), name_(name) {}
 
-std::vector<std::string_view> model_names() {
+std::vector<std::string_view> model_names_built_in() {
   return {"register",      "cas-register", "kv",      "set",      "stack", "queue",
           "priorityqueue", "deque",        "counter", "snapshot", "mutex", "multi-register"};
+}
+
+std::vector<std::string_view> model_names() {
+  std::vector<std::string_view> names = model_names_built_in();
+  for (std::string_view name : dynamic_model_names()) names.push_back(name);
+  return names;
 }
 
 std::string canonical_model_spec(std::string_view spec_text) {

@@ -10,7 +10,9 @@
 // is one). Both are one-line std::invalid_argument messages.
 // Names: register cas-register kv set stack queue priorityqueue deque counter snapshot mutex
 // multi-register (see each model's header for its methods, aliases and parameters). register,
-// cas-register and multi-register take `init` (the initial value; default nil).
+// cas-register and multi-register take `init` (the initial value; default nil). Then the names
+// registered at run time (spec/dynamic_model.h: users' own models, a target's serial spec),
+// which f receives as an ErasedModel.
 //
 // Thread-safety: stateless; callable from several threads.
 //
@@ -29,6 +31,7 @@
 #include "spec/cas_register.h"
 #include "spec/counter.h"
 #include "spec/deque.h"
+#include "spec/dynamic_model.h"
 #include "spec/kv.h"
 #include "spec/model_params.h"
 #include "spec/multi_register.h"
@@ -52,7 +55,9 @@ class UnknownModel : public ModelSpecError {
   std::string name_;
 };
 
+// Built-in names, then registered ones.
 std::vector<std::string_view> model_names();
+std::vector<std::string_view> model_names_built_in();
 
 template <class F>
 decltype(auto) visit_model(std::string_view spec_text, F&& f) {
@@ -71,6 +76,9 @@ decltype(auto) visit_model(std::string_view spec_text, F&& f) {
   if (name == "snapshot") return std::forward<F>(f)(make_model<SnapshotModel>(params));
   if (name == "mutex") return std::forward<F>(f)(make_model<MutexModel>(params));
   if (name == "multi-register") return std::forward<F>(f)(make_model<MultiRegisterModel>(params));
+  if (std::optional<ErasedModel> dynamic = make_dynamic_model(spec)) {
+    return std::forward<F>(f)(*dynamic);
+  }
   throw UnknownModel(name);
 }
 
