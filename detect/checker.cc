@@ -2,6 +2,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
+#include <concepts>
 #include <cstdio>
 #include <iterator>
 #include <new>
@@ -141,10 +142,142 @@ std::string describe_partition_failure(const std::exception& e) {
 
 }  // namespace internal
 
+namespace {
+
+// Models whose checks can apply the stuck-history rule: those whose calls never block, and those
+// registered at run time that know blocking (tells_blocking(): a target's serial specification).
+template <class M>
+concept MayTellBlocking = spec::NeverBlockingModel<M> || std::same_as<M, spec::ErasedModel>;
+
+template <MayTellBlocking M>
+bool tells_blocking(const M& model) {
+  if constexpr (std::same_as<M, spec::ErasedModel>) {
+    return model.tells_blocking();
+  } else {
+    return true;
+  }
+}
+
+// `model` with the operation called at `blocked_call` compiled as a call that must block forever
+// (nullopt for a model whose calls never block: it cannot step).
+template <MayTellBlocking M>
+class BlockingView {
+ public:
+  using State = typename M::State;
+  using Op = std::optional<typename M::Op>;
+
+  BlockingView(const M& model, history::EventIndex blocked_call)
+      : model_(&model), blocked_call_(blocked_call) {}
+
+  std::string_view name() const { return model_->name(); }
+  State initial() const { return model_->initial(); }
+  spec::Compiled<Op> compile(const history::Operation& op) const {
+    if (op.call_event == blocked_call_) {
+      if constexpr (std::same_as<M, spec::ErasedModel>) {
+        return lift(model_->compile_blocked(op));
+      } else {
+        return Op{};
+      }
+    }
+    return lift(model_->compile(op));
+  }
+  bool step(State& state, const Op& op) const { return op && model_->step(state, *op); }
+  std::size_t hash(const State& state) const { return model_->hash(state); }
+  std::string describe(const State& state) const { return model_->describe(state); }
+
+ private:
+  static spec::Compiled<Op> lift(spec::Compiled<typename M::Op> compiled) {
+    if (auto* op = std::get_if<typename M::Op>(&compiled)) return Op(std::move(*op));
+    if (auto* error = std::get_if<spec::ModelError>(&compiled)) return std::move(*error);
+    return spec::NoEffect{};
+  }
+
+  const M* model_;
+  history::EventIndex blocked_call_;
+};
+
+// H[e] of Line-Up: `history` without its pending operations but `blocked`, which returns at the
+// very end (so that every linearization must place it, after everything it does not precede).
+// Sets `blocked_call` to its call event in the result.
+history::History with_only_pending(const history::History& history, history::OpIndex blocked,
+                                   history::EventIndex& blocked_call) {
+  history::HistoryBuilder builder(history.origin());
+  blocked_call = history::kNoEvent;
+  history::EventIndex events = 0;
+  for (const history::Event& event : history.events()) {
+    const history::Operation& op = history.op(event.op);
+    if (!op.completed() && event.op != blocked) continue;
+    if (event.kind == history::Event::Kind::kCall) {
+      if (event.op == blocked) blocked_call = events;
+      builder.invoke(op.process, op.call, op.source.call_line);
+    } else {
+      builder.respond(op.process, op.outcome, op.result, op.source.return_line);
+    }
+    ++events;
+  }
+  const history::Operation& e = history.op(blocked);
+  builder.respond(e.process, history::Outcome::kOk, history::Value(), e.source.call_line);
+  return std::move(builder).build();
+}
+
+// Line-Up's rule for a stuck history that the plain check found linearizable.
+template <MayTellBlocking M>
+Verdict check_stuck(const M& model, const history::History& history, const CheckOptions& options,
+                    Verdict plain) {
+  CheckOptions each = options;
+  each.partition = false;
+  each.want_witness = false;
+  for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
+    if (history.op(e).completed()) continue;
+    history::EventIndex blocked_call = history::kNoEvent;
+    const history::History only_e = with_only_pending(history, e, blocked_call);
+    const Verdict v = check(BlockingView(model, blocked_call), only_e, each);
+    if (v.result == Result::kLinearizable) continue;
+    Verdict verdict;
+    verdict.model = plain.model;
+    verdict.algorithm = "search (stuck history)";
+    verdict.operations = history.size();
+    verdict.elapsed_ms = plain.elapsed_ms + v.elapsed_ms;
+    if (v.result == Result::kUnknown) {
+      verdict.result = Result::kUnknown;
+      verdict.reason = "stuck history: " + v.reason;
+      return verdict;
+    }
+    verdict.result = Result::kViolation;
+    verdict.stuck = true;
+    verdict.culprit = e;
+    verdict.prefix_events = history.events().size();
+    verdict.reason = history.op(e).call.to_string() + " of process " +
+                     std::to_string(history.op(e).process) +
+                     " never returns, but no serial order of the operations makes it block";
+    return verdict;
+  }
+  return plain;
+}
+
+}  // namespace
+
+bool model_tells_blocking(std::string_view model_name) {
+  return spec::visit_model(model_name, [](const auto& model) {
+    if constexpr (MayTellBlocking<std::decay_t<decltype(model)>>) {
+      return tells_blocking(model);
+    } else {
+      return false;
+    }
+  });
+}
+
 Verdict check_history(std::string_view model_name, const history::History& history,
                       const CheckOptions& options) {
-  return spec::visit_model(model_name,
-                           [&](const auto& model) { return check(model, history, options); });
+  return spec::visit_model(model_name, [&](const auto& model) {
+    Verdict verdict = check(model, history, options);
+    if constexpr (MayTellBlocking<std::decay_t<decltype(model)>>) {
+      if (options.stuck && verdict.result == Result::kLinearizable && tells_blocking(model)) {
+        return check_stuck(model, history, options, std::move(verdict));
+      }
+    }
+    return verdict;
+  });
 }
 
 }  // namespace linfault::detect

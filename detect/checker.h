@@ -39,10 +39,12 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -103,6 +105,7 @@ class Checker {
     std::vector<PartitionOutcome> outcomes(partitions.size());
     std::vector<Task> tasks(partitions.size());
     std::mutex mutex;
+    std::exception_ptr model_error;
     // Each worker repeatedly takes the partition that has had the fewest search steps so far and
     // runs one slice of it (slices double with the steps taken): partitions progress together,
     // so the cheapest violation is found first and bounds the rest (SearchLimits).
@@ -121,6 +124,12 @@ class Checker {
         bool done = true;
         try {
           done = run_slice(partitions[p], tasks[p], outcomes[p]);
+        } catch (const std::invalid_argument&) {
+          // The model's own error (a target whose serial runs are not deterministic): the
+          // caller's to report, after the other partitions stop.
+          outcomes[p].result = Result::kUnknown;
+          std::lock_guard<std::mutex> lock(mutex);
+          if (!model_error) model_error = std::current_exception();
         } catch (const std::exception& e) {
           outcomes[p].result = Result::kUnknown;
           outcomes[p].reason = describe_partition_failure(e);
@@ -143,6 +152,7 @@ class Checker {
       for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
       for (std::thread& t : pool) t.join();
     }
+    if (model_error) std::rethrow_exception(model_error);
     Verdict verdict = merge_outcomes(history_, std::move(outcomes), options_.want_witness);
     verdict.model = std::string(model_.name());
     verdict.partitions = partitions.size();
@@ -348,10 +358,16 @@ Verdict check(const M& model, const history::History& history, const CheckOption
   return verdict;
 }
 
-// Checks against a built-in model by name (spec/registry.h). Throws spec::UnknownModel for an
-// unknown name and history::InputError ("file:line: problem") for an op the model rejects.
+// Checks against a model by name (spec/registry.h): a built-in one or one registered at run time.
+// Throws spec::UnknownModel for an unknown name, history::InputError ("file:line: problem") for an
+// op the model rejects, and what a registered model throws (std::invalid_argument: e.g. a target
+// whose serial runs are not deterministic). Applies the stuck-history rule when options.stuck.
 Verdict check_history(std::string_view model_name, const history::History& history,
                       const CheckOptions& options);
+
+// True when the model knows which calls block forever, so that CheckOptions::stuck applies (a
+// target's serial specification). Throws what check_history throws for an unknown model.
+bool model_tells_blocking(std::string_view model_name);
 
 }  // namespace linfault::detect
 

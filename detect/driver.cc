@@ -470,7 +470,10 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
   Verdict verdict;
-  if (worker.quick.linearizable(run.history)) {
+  // A stuck run's pending operations never finish: the full checker applies the stuck-history
+  // rule to them when the model can tell blocking (the quick check cannot).
+  const bool stuck = dpct::ended_stuck(run.outcome);
+  if (!stuck && worker.quick.linearizable(run.history)) {
     verdict.result = Result::kLinearizable;
   } else {
     run.history.set_origin(origin());
@@ -478,6 +481,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     check.timeout_seconds = options.check_timeout_seconds;
     check.threads = 1;  // histories are already checked in parallel
     check.want_witness = false;
+    check.stuck = stuck;
     verdict = check_history(target.model, run.history, check);
   }
 
@@ -801,6 +805,7 @@ ReplayResult replay_saved_run(const SavedRun& saved, const targets::Target& targ
   CheckOptions check;
   check.timeout_seconds = check_timeout_seconds;
   check.want_witness = false;
+  check.stuck = dpct::ended_stuck(result.run.outcome);
   result.verdict = check_history(target.model, result.run.history, check);
   result.same_history = result.run.history == saved.history;
   return result;

@@ -33,6 +33,13 @@ struct CheckOptions {
   bool partition = true;               // split partitionable models by key (P-compositionality)
   unsigned threads = 0;                // partitions checked in parallel; 0: hardware concurrency
   bool want_witness = true;            // fill Verdict::witness for linearizable histories
+  // The history ended stuck: the run deadlocked or livelocked, so its pending operations can
+  // never finish. With a model that knows which calls block (a target's serial specification,
+  // targets/serial_spec.h) Line-Up's rule then applies: the history is linearizable only if, for
+  // each pending operation e, some serial order of the completed operations (keeping real-time
+  // order, with their results) followed by e makes e block. Other models cannot say whether a
+  // call may block, and ignore it (pending operations may take effect or not, as always).
+  bool stuck = false;
 };
 
 struct Verdict {
@@ -56,6 +63,10 @@ struct Verdict {
   // kViolation (and kUnknown when known): the longest partial linearization found — a legal
   // order of operations that explains every response before the prefix's last event.
   std::vector<history::OpIndex> longest_partial;
+  // kViolation found by the stuck-history rule (CheckOptions::stuck): `culprit` is a pending
+  // operation that blocks forever although it blocks in no serial order; prefix_events is the
+  // whole history.
+  bool stuck = false;
   // For partitioned checks: the key of the partition that failed, if any.
   std::optional<history::Value> partition_key;
 

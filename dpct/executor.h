@@ -77,6 +77,11 @@ namespace linfault::dpct {
 
 enum class RunOutcome : std::uint8_t { kOk, kDeadlock, kLivelock, kCrash };
 const char* run_outcome_name(RunOutcome outcome);  // "ok", "deadlock", "livelock", "crash"
+// A deadlocked or livelocked run: its pending operations can never finish (a stuck history,
+// detect::CheckOptions::stuck).
+inline bool ended_stuck(RunOutcome outcome) {
+  return outcome == RunOutcome::kDeadlock || outcome == RunOutcome::kLivelock;
+}
 
 enum class Phase : std::uint8_t { kSetup, kConcurrent, kReveal };
 const char* phase_name(Phase phase);  // "setup", "concurrent", "reveal"

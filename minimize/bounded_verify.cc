@@ -190,8 +190,10 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
   bool timed_out = false;
   std::uint64_t unknown_checks = 0;
   detect::Verdict failing_verdict;
+  const bool tells_blocking = detect::model_tells_blocking(target.model);
   const auto stop = [&](const dpct::Run& run) {
-    if (run.outcome != dpct::RunOutcome::kOk) {
+    check.stuck = tells_blocking && dpct::ended_stuck(run.outcome);
+    if (run.outcome != dpct::RunOutcome::kOk && !check.stuck) {
       result.failure = std::string(dpct::run_outcome_name(run.outcome)) + ": " + run.message;
       if (run.outcome == dpct::RunOutcome::kLivelock) {
         result.failure +=
@@ -213,8 +215,10 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
     detect::Verdict verdict = detect::check_history(target.model, run.history, check);
     if (verdict.result == detect::Result::kUnknown) ++unknown_checks;
     if (verdict.result != detect::Result::kViolation) return false;
-    result.failure = "not linearizable: no linearization explains " +
-                     run.history.op(verdict.culprit).to_string();
+    result.failure = verdict.stuck ? "stuck: " + run.history.op(verdict.culprit).call.to_string() +
+                                         " never returns, and it blocks in no serial order"
+                                   : "not linearizable: no linearization explains " +
+                                         run.history.op(verdict.culprit).to_string();
     failing_verdict = std::move(verdict);
     return true;
   };

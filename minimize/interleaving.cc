@@ -12,6 +12,12 @@ using history::OpIndex;
 using Kind = InterleavingRow::Kind;
 
 constexpr const char* kCulpritMark = "  <== not linearizable";
+constexpr const char* kBlockedCulpritMark = "  <== never returns, though no serial order blocks";
+
+const char* mark_of(const InterleavingRow& row) {
+  if (!row.culprit) return "";
+  return row.blocked ? kBlockedCulpritMark : kCulpritMark;
+}
 
 const history::Call* call_at(const dpct::Workload& workload, const CallPosition& position) {
   const std::vector<history::Call>* calls = &workload.setup;
@@ -80,7 +86,7 @@ std::string cell_of(const InterleavingRow& row) {
     case Kind::kReturn:
       break;
   }
-  return row.culprit ? row.text + kCulpritMark : row.text;
+  return row.text + mark_of(row);
 }
 
 void sequential_section(std::string& out, const std::string& title,
@@ -181,6 +187,11 @@ std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, c
     if (kind == Kind::kReturn) {
       row.text = result_text(history.op(op));
       row.culprit = culprit && *culprit == op;
+      if (!history.op(op).completed() && dpct::ended_stuck(run.outcome)) {
+        row.blocked = true;
+        row.text = row.operation + " blocks forever (the run ended in a " +
+                   dpct::run_outcome_name(run.outcome) + ")";
+      }
     }
     rows.push_back(std::move(row));
   };
@@ -297,7 +308,7 @@ std::string format_interleaving_compact(const dpct::Workload& workload, const dp
         break;
       case Kind::kReturn:
         access = "return";
-        value = row.text + (row.culprit ? kCulpritMark : "");
+        value = row.text + mark_of(row);
         break;
       case Kind::kAccess: {
         const dpct::TraceStep& trace_step = run.trace[row.step - 1];

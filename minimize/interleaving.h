@@ -50,6 +50,9 @@ struct InterleavingRow {
   std::string operation;      // "pop()"
   std::string text;           // kAccess: "cas node#2 -> null (stacks.h:43)"; kReturn: "pop() -> 1"
   bool culprit = false;       // kReturn of the operation no linearization explains
+  // kReturn of an operation still pending when a stuck run (deadlock, livelock) ended: it blocks
+  // forever. As the culprit, it is one that no serial order makes block (Line-Up's rule).
+  bool blocked = false;
 };
 
 // The rows of `run` in execution order; `culprit` (an operation of run.history) is marked.

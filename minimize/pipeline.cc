@@ -13,6 +13,7 @@
 #include "dpct/executor.h"
 #include "dpct/exhaustive.h"
 #include "dpct/replay_scheduler.h"
+#include "targets/serial_spec.h"
 #include "dpct/schedule.h"
 #include "history/atomic_file.h"
 #include "minimize/gtest_emitter.h"
@@ -149,11 +150,17 @@ namespace {
 std::optional<std::string> failure_of(const targets::Target& target, const dpct::Run& run,
                                       bool livelock_counts, double check_timeout,
                                       detect::Verdict* verdict_out) {
+  // A model that knows blocking (the serial specification) judges a stuck run by Line-Up's rule.
+  const bool judged_stuck =
+      dpct::ended_stuck(run.outcome) && detect::model_tells_blocking(target.model);
   switch (run.outcome) {
     case dpct::RunOutcome::kDeadlock:
+      if (judged_stuck) break;
+      [[fallthrough]];
     case dpct::RunOutcome::kCrash:
       return std::string(dpct::run_outcome_name(run.outcome)) + ": " + run.message;
     case dpct::RunOutcome::kLivelock:
+      if (judged_stuck) break;
       if (livelock_counts) return "livelock: " + run.message;
       return std::nullopt;
     case dpct::RunOutcome::kOk:
@@ -162,10 +169,14 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
   detect::CheckOptions check;
   check.timeout_seconds = check_timeout;
   check.threads = 1;
+  check.stuck = judged_stuck;
   detect::Verdict verdict = detect::check_history(target.model, run.history, check);
   if (verdict.result != detect::Result::kViolation) return std::nullopt;
   std::string why =
-      "not linearizable: no linearization explains " + run.history.op(verdict.culprit).to_string();
+      verdict.stuck ? "stuck: " + run.history.op(verdict.culprit).call.to_string() +
+                          " never returns, and it blocks in no serial order"
+                    : "not linearizable: no linearization explains " +
+                          run.history.op(verdict.culprit).to_string();
   if (verdict_out) *verdict_out = std::move(verdict);
   return why;
 }
@@ -272,7 +283,13 @@ std::string join_path(const std::string& dir, const std::string& file) {
 
 }  // namespace
 
-CheckResult check_target(const targets::Target& target, const CheckOptions& options) {
+CheckResult check_target(const targets::Target& given, const CheckOptions& options) {
+  if (options.spec != "model" && options.spec != "serial") {
+    throw std::invalid_argument("unknown spec '" + options.spec + "' (model or serial)");
+  }
+  const std::optional<targets::Target> serial =
+      options.spec == "serial" ? std::optional(targets::with_serial_spec(given)) : std::nullopt;
+  const targets::Target& target = serial ? *serial : given;
   const std::optional<detect::SchedulerKind> kind = detect::parse_scheduler_kind(options.scheduler);
   if (!kind) {
     throw std::invalid_argument("unknown scheduler '" + options.scheduler +

@@ -41,6 +41,9 @@ std::optional<std::vector<Call>> build_state_of(const std::string& model, const 
   return spec::visit_model(model, [&](const auto& m) -> std::optional<std::vector<Call>> {
     using M = std::decay_t<decltype(m)>;
     if constexpr (spec::BuildableModel<M>) {
+      if constexpr (std::is_same_v<M, spec::ErasedModel>) {
+        if (!m.can_build()) return std::nullopt;
+      }
       auto state = m.initial();
       for (OpIndex i : order) {
         auto compiled = m.compile(history.op(i));
@@ -74,6 +77,9 @@ std::vector<Call> reveal_after(const std::string& model, const std::vector<Call>
   return spec::visit_model(model, [&](const auto& m) -> std::vector<Call> {
     using M = std::decay_t<decltype(m)>;
     if constexpr (spec::RevealableModel<M>) {
+      if constexpr (std::is_same_v<M, spec::ErasedModel>) {
+        if (!m.can_reveal()) return {};
+      }
       auto state = m.initial();
       for (const Call& call : calls) {
         history::Operation op;
@@ -181,6 +187,7 @@ class Minimizer {
       : target_(target),
         options_(options),
         failing_outcome_(failing_outcome),
+        tells_blocking_(detect::model_tells_blocking(target.model)),
         start_(Clock::now()),
         deadline_(start_ + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(options.timeout_seconds))) {
@@ -206,6 +213,14 @@ class Minimizer {
   const std::set<std::string>& methods() const { return methods_; }
 
   bool fails(const dpct::Run& run) {
+    // A model that knows blocking (the serial specification) judges stuck runs itself, by
+    // Line-Up's rule: a run that blocks where the object also blocks serially is no failure.
+    if (tells_blocking_ && run.outcome != dpct::RunOutcome::kCrash) {
+      detect::CheckOptions check = options_.check;
+      check.stuck = dpct::ended_stuck(run.outcome);
+      return detect::check_history(target_.model, run.history, check).result ==
+             detect::Result::kViolation;
+    }
     if (failing_outcome_ != dpct::RunOutcome::kOk) return run.outcome == failing_outcome_;
     if (run.outcome == dpct::RunOutcome::kCrash) return false;
     return detect::check_history(target_.model, run.history, options_.check).result ==
@@ -438,6 +453,7 @@ class Minimizer {
   const targets::Target& target_;
   const TargetMinimizerOptions& options_;
   dpct::RunOutcome failing_outcome_;
+  bool tells_blocking_;
   Clock::time_point start_;
   Clock::time_point deadline_;
   Clock::time_point stage_end_ = Clock::time_point::max();
@@ -936,8 +952,9 @@ class Pipeline {
     dpct::Executor executor;
     result.failing_run = executor.execute(target_.factory, result.workload, replay, execution);
     result.failing_run.schedule = best_run_.schedule;
-    result.verdict =
-        detect::check_history(target_.model, result.failing_run.history, options_.check);
+    detect::CheckOptions check = options_.check;
+    check.stuck = dpct::ended_stuck(result.failing_run.outcome);
+    result.verdict = detect::check_history(target_.model, result.failing_run.history, check);
     result.candidates = minimizer_.candidates();
     result.executions = minimizer_.executions() + result.proof.executions;
     result.timed_out = minimizer_.out_of_time();

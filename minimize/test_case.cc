@@ -264,7 +264,12 @@ TestCase test_case_from_run(const std::string& target, const std::string& model,
     if (list == nullptr || at.index >= list->size()) continue;
     (*list)[at.index] = step_of(run.history, static_cast<OpIndex>(i), culprit);
   }
-  if (culprit >= 0) {
+  if (culprit >= 0 && verdict.stuck) {
+    tc.violation = "stuck: " + run.history.op(culprit).call.to_string() + " of p" +
+                   std::to_string(run.history.op(culprit).process) + " blocks forever (" +
+                   dpct::run_outcome_name(run.outcome) +
+                   "), and no serial order of the operations makes it block";
+  } else if (culprit >= 0) {
     tc.violation = "no linearization explains " + run.history.op(culprit).to_string();
   } else if (run.outcome != dpct::RunOutcome::kOk) {
     tc.violation = std::string(dpct::run_outcome_name(run.outcome)) + ": " + run.message;

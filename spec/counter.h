@@ -24,6 +24,7 @@ namespace linfault::spec {
 
 class CounterModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::int64_t;
   struct Op {
     bool read = false;

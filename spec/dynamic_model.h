@@ -139,8 +139,9 @@ class DynamicAdapter final : public DynamicModel {
   }
   bool step(DynamicId& state, DynamicId op) override {
     std::unique_lock lock(mutex_);
+    if (!ops_[op]) return false;  // a call that blocks: none does in this model
     typename M::State next = states_[state];
-    const typename M::Op operation = ops_[op];
+    const typename M::Op operation = *ops_[op];
     lock.unlock();
     if (!model_.step(next, operation)) return false;
     lock.lock();
@@ -156,7 +157,7 @@ class DynamicAdapter final : public DynamicModel {
                     { m.describe_op(o) } -> std::convertible_to<std::string>;
                   }) {
       std::lock_guard lock(mutex_);
-      return model_.describe_op(ops_[op]);
+      return ops_[op] ? model_.describe_op(*ops_[op]) : std::string("a call that blocks");
     } else {
       return "op " + std::to_string(op);
     }
@@ -188,6 +189,16 @@ class DynamicAdapter final : public DynamicModel {
       return std::nullopt;
     }
   }
+  bool tells_blocking() const override { return NeverBlockingModel<M>; }
+  Compiled<DynamicId> compile_blocked(const history::Operation& op) override {
+    if constexpr (NeverBlockingModel<M>) {
+      std::lock_guard lock(mutex_);
+      ops_.emplace_back(std::nullopt);
+      return static_cast<DynamicId>(ops_.size() - 1);
+    } else {
+      return DynamicModel::compile_blocked(op);
+    }
+  }
 
  private:
   struct Hash {
@@ -207,7 +218,7 @@ class DynamicAdapter final : public DynamicModel {
   // Indexed only under the lock and copied out before the model runs, so they may grow freely.
   std::vector<typename M::State> states_;
   std::unordered_map<typename M::State, DynamicId, Hash> ids_{16, Hash{&model_}};
-  std::vector<typename M::Op> ops_;
+  std::vector<std::optional<typename M::Op>> ops_;  // nullopt: a call that must block
 };
 
 // Makes a fresh DynamicModel from a spec's parameters (taking the ones it knows).

@@ -41,6 +41,7 @@ namespace linfault::spec {
 
 class KvModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   struct Fingerprint {
     std::uint64_t hash = 0;  // polynomial hash modulo 2^61-1
     std::uint64_t length = 0;

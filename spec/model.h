@@ -39,6 +39,11 @@
 //     builds `state` from initial(); used to synthesize a test case's sequential prefix (Ps).
 //   - std::vector<history::Call> reveal(const State&) const: calls whose results expose the
 //     whole state (drain a queue, contains(k) per key); used to synthesize Pr.
+//   - static constexpr bool kCallsNeverBlock = true: every call returns, in every state (every
+//     built-in model but mutex). A run that ended stuck (deadlock, or the step cap) with an
+//     operation pending then violates the model by Line-Up's rule for stuck histories
+//     (detect::CheckOptions::stuck): the operation never returned, and no serial order makes it
+//     block. Without it, the checkers cannot tell blocking and do not apply that rule.
 //
 // Thread-safety: models are immutable after construction; all members are const.
 //
@@ -81,6 +86,9 @@ concept SequentialModel = std::copy_constructible<M> && std::copyable<typename M
   { model.hash(cstate) } -> std::convertible_to<std::size_t>;
   { model.describe(cstate) } -> std::convertible_to<std::string>;
 };
+
+template <class M>
+concept NeverBlockingModel = SequentialModel<M> && requires { requires M::kCallsNeverBlock; };
 
 template <class M>
 concept PartitionableModel = SequentialModel<M> &&

@@ -41,6 +41,7 @@ namespace linfault::spec {
 
 class MultiRegisterModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   struct State {
     std::vector<std::int32_t> slots;  // slots[k - 1]: the value id of key id k
     friend bool operator==(const State&, const State&) = default;

@@ -28,6 +28,7 @@ namespace linfault::spec {
 
 class PriorityQueueModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::vector<std::int64_t>;
   struct Op {
     enum class Kind : std::uint8_t { kInsert, kPoll, kPeek } kind;

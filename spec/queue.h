@@ -26,6 +26,7 @@ namespace linfault::spec {
 
 class QueueModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::vector<std::int32_t>;
   struct Op {
     enum class Kind : std::uint8_t { kEnq, kDeq, kPeek } kind;

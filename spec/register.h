@@ -28,6 +28,7 @@ namespace linfault::spec {
 
 class RegisterModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::int32_t;
   struct Op {
     enum class Kind : std::uint8_t { kRead, kWrite } kind;

@@ -30,6 +30,7 @@ namespace linfault::spec {
 
 class SetModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::vector<std::int32_t>;
   struct Op {
     enum class Kind : std::uint8_t { kAdd, kRemove, kContains, kSize } kind;

@@ -27,6 +27,7 @@ namespace linfault::spec {
 
 class SnapshotModel {
  public:
+  static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
   using State = std::vector<std::int64_t>;
   struct Op {
     enum class Kind : std::uint8_t { kUpdate, kScan, kReadPair } kind;

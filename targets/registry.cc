@@ -1,4 +1,5 @@
 #include "targets/registry.h"
+#include "targets/serial_spec.h"
 
 #include <algorithm>
 #include <deque>
@@ -473,6 +474,8 @@ namespace {
 
 // Targets registered by the program. Makers run lazily under the lock, so a registration in a
 // static initializer never depends on the initialization order of other translation units.
+constexpr std::string_view kSerialModel = "serial";
+
 class UserRegistry {
  public:
   static UserRegistry& instance() {
@@ -517,6 +520,7 @@ class UserRegistry {
       pending_.pop_front();
       Target target = next.make();
       validate(target, next.origin);
+      if (target.model == kSerialModel) target.model = serial_spec_of(target.name);
       built_.push_back(std::move(target));
     }
   }
@@ -535,7 +539,8 @@ class UserRegistry {
       }
     }
     try {
-      spec::canonical_model_spec(target.model);
+      // "serial": no model, the target's own serial runs are its specification.
+      if (target.model != kSerialModel) spec::canonical_model_spec(target.model);
     } catch (const spec::ModelSpecError& e) {
       fail("target '" + target.name + "': " + e.what());
     }
@@ -567,6 +572,7 @@ bool is_registered(std::string_view name) {
 }
 
 const Target& find(std::string_view name) {
+  register_serial_spec();  // so that "serial(target=...)" is a model name wherever targets are
   for (const Target* target : registered()) {
     if (target->name == name) return *target;
   }

@@ -80,7 +80,10 @@ struct KnownScenario {
 
 struct Target {
   std::string name;
-  std::string model;  // a spec/registry.h model name
+  // A model spec (spec/registry.h names, or one registered with <linfault/model.h>). A registered
+  // target may say "serial" instead: it has no model, its own serial runs are its specification
+  // (targets/serial_spec.h); registration turns that into "serial(target=NAME)".
+  std::string model;
   std::string description;
   std::string paper_name;  // the CGVT / prototype name, or "" when not from the paper
   bool bug_expected = false;

@@ -103,6 +103,7 @@ std::string bound_sentence(const minimize::BoundedVerifyResult& r,
 std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
                                                      BoundedVerifyArguments& args) {
   std::vector<CLI::Option*> options;
+  add_spec_option(verify, args.spec);
   options.push_back(verify.add_option(
       "--target", args.target,
       "Verify a target instead: every workload of --threads x --ops calls over --values values, "
@@ -141,7 +142,7 @@ std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
 
 void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_seconds,
                         const std::string& out) {
-  const targets::Target& target = find_target(args.target);
+  const targets::Target& target = target_with_spec(find_target(args.target), args.spec);
   minimize::BoundedVerifyOptions options;
   options.threads = args.threads;
   options.ops_per_thread = args.ops;

@@ -31,10 +31,11 @@ struct BoundedVerifyArguments {
   std::vector<std::string> reveal;
   bool json = false;
   double minimize_seconds = 60;
+  std::string spec = "model";  // --spec model|serial
 };
 
-// Registers --target, --threads, --ops, --values, --preemptions, --setup, --reveal, --json and
-// --min-timeout on `verify`. Returns the options that only the target mode takes.
+// Registers --target, --threads, --ops, --values, --preemptions, --setup, --reveal, --json,
+// --min-timeout and --spec on `verify`. Returns the options that only the target mode takes.
 std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
                                                      BoundedVerifyArguments& args);
 

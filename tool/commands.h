@@ -53,6 +53,17 @@ void set_tool_name(std::string_view name);
 // The target named `name`, registered by the program or built in; throws UsageError listing the
 // known targets. Given the test case or saved run `file` that names it, the message says which
 // tool to use instead (the one that wrote the file, when it says so).
+// --spec model|serial: what a target's runs are checked against. "model" is the target's own
+// sequential model; "serial" its own serial runs (Line-Up, targets/serial_spec.h), which needs no
+// model and also catches operations that block forever where no serial order blocks.
+void add_spec_option(CLI::App& app, std::string& spec);
+// `target` for --spec `spec`: itself for "model", else a copy bound to its serial specification
+// (kept for the life of the program).
+const targets::Target& target_with_spec(const targets::Target& target, const std::string& spec);
+// `target` as a file written from it (a test case, a saved run) was checked: bound to its serial
+// specification when `model` is one ("serial(target=...)"), else itself.
+const targets::Target& target_for_model(const targets::Target& target, const std::string& model);
+
 const targets::Target& find_target(const std::string& name, const std::string& file = "",
                                    const std::string& written_by = "");
 

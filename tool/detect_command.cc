@@ -132,7 +132,7 @@ void run_detect(const DetectArguments& args) {
         "--stop-at-first cannot be used with --shard: a shard's first violation is not the "
         "campaign's");
   }
-  const targets::Target& target = find_target(args.target);
+  const targets::Target& target = target_with_spec(find_target(args.target), args.spec);
   detect::DriverOptions options = driver_options(args);
   options.shard_index = shard.index;
   options.shard_count = shard.count;

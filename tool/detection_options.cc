@@ -21,6 +21,7 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   } else {
     target->capture_default_str();
   }
+  add_spec_option(app, args.spec);
   app.add_option("-n,--threads", args.threads, "Threads per history (N)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -14,6 +14,7 @@
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "minimize/test_case.h"
+#include "targets/serial_spec.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/input.h"
@@ -34,6 +35,7 @@ struct MinimizeArguments {
   double timeout_seconds = 60;
   bool json = false;
   TestCaseArguments test_case;
+  std::string spec = "model";  // --spec model|serial
 };
 
 std::string guarantee_of(const minimize::HistoryMinimization& m) {
@@ -56,7 +58,10 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   if (target_name.empty()) {
     target_name = input.saved_run ? input.saved_run->target : *input.test_case->target;
   }
-  const targets::Target& target = find_target(target_name);
+  // --spec serial: the target's own serial runs are the model, whatever the file implies.
+  const std::string model =
+      args.spec == "serial" ? targets::serial_spec_of(target_name) : input.model;
+  const targets::Target& target = target_for_model(find_target(target_name), model);
   if (input.saved_run && input.saved_run->target != target.name) {
     throw UsageError(args.file + ": the run was saved from target " + input.saved_run->target +
                      ", not " + target.name);
@@ -65,9 +70,9 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
     throw UsageError(args.file + ": the test case is of target " + *input.test_case->target +
                      ", not " + target.name);
   }
-  if (input.model != target.model) {
+  if (model != target.model) {
     throw UsageError(args.file + ": target " + target.name + " is checked against model " +
-                     target.model + ", not " + input.model);
+                     target.model + ", not " + model);
   }
   const bool outcome_failure = input.saved_run &&
                                input.saved_run->verdict.result != detect::Result::kViolation &&
@@ -75,7 +80,8 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   if (!outcome_failure) {
     detect::CheckOptions check;
     check.timeout_seconds = seconds_left();
-    const detect::Verdict verdict = detect::check_history(input.model, input.loaded.history, check);
+    check.stuck = input.saved_run && dpct::ended_stuck(input.saved_run->outcome);
+    const detect::Verdict verdict = detect::check_history(model, input.loaded.history, check);
     if (verdict.result != detect::Result::kViolation) {
       set_phase(nullptr);
       if (args.json) {
@@ -126,6 +132,11 @@ void run_minimize(const MinimizeArguments& args) {
   set_phase("minimizing");
   if (input.saved_run || !args.target.empty() || (input.test_case && input.test_case->target)) {
     minimize_on_target(args, input);
+  }
+  if (args.spec == "serial") {
+    throw UsageError(
+        "--spec serial needs a target whose serial runs are the specification: give --target T "
+        "or a run saved by `linfault detect`");
   }
   if (!args.test_case.gtest.empty()) {
     throw UsageError(
@@ -202,6 +213,7 @@ void add_minimize_command(CLI::App& app) {
                   "Re-execute every candidate on this target (implied for a saved run or a "
                   "target-level test case); without it a history is minimized at the history "
                   "level");
+  add_spec_option(*cmd, args->spec);
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Stop after S seconds, the whole run included, with the smallest failing test "
                   "case found so far (reported as not proven minimal)")

@@ -101,11 +101,13 @@ void print_run(std::ostream& out, const ReplayArguments& args, const dpct::Workl
   out << "\n";
 }
 
+// `stuck`: the run deadlocked or livelocked (CheckOptions::stuck).
 detect::Verdict check(const std::string& model, const history::History& history,
-                      double timeout_seconds) {
+                      double timeout_seconds, bool stuck) {
   detect::CheckOptions options;
   options.timeout_seconds = timeout_seconds;
   options.want_witness = false;
+  options.stuck = stuck;
   return detect::check_history(model, history, options);
 }
 
@@ -133,7 +135,8 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
   if (!tc.schedule) {
     throw history::InputError(args.file, 0, "the test case has no schedule to replay");
   }
-  const targets::Target& target = find_target(*tc.target, args.file, tc.tool);
+  const targets::Target& target =
+      target_for_model(find_target(*tc.target, args.file, tc.tool), tc.model);
   if (target.model != tc.model) {
     throw history::InputError(args.file, 0,
                               "model \"" + tc.model + "\" is not the model of target " +
@@ -157,7 +160,8 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
     std::cout << out.str() << std::flush;
     report_divergence(args.file, e);
   }
-  result.verdict = check(tc.model, result.run->history, args.timeout_seconds);
+  result.verdict = check(tc.model, result.run->history, args.timeout_seconds,
+                         dpct::ended_stuck(result.run->outcome));
   print_run(out, args, workload, *result.run, result.verdict);
   if (!tc.history.empty()) {
     result.same_history = result.run->history == tc.history;
@@ -172,7 +176,8 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
 ReplayOutcome replay_saved_run(const ReplayArguments& args, const nlohmann::json& doc,
                                std::ostringstream& out) {
   const detect::SavedRun saved = detect::saved_run_from_json(doc, args.file);
-  const targets::Target& target = find_target(saved.target, args.file);
+  const targets::Target& target =
+      target_for_model(find_target(saved.target, args.file), saved.model);
   out << "saved run: " << saved.target << " seed " << saved.seed << ", "
       << saved.scheduling.description << ", outcome " << dpct::run_outcome_name(saved.outcome)
       << ", verdict " << detect::result_name(saved.verdict.result) << "\n";
@@ -186,7 +191,7 @@ ReplayOutcome replay_saved_run(const ReplayArguments& args, const nlohmann::json
       throw UsageError("--gtest: a native run has no schedule to replay, so no GoogleTest file");
     }
     out << "native run: it has no schedule to replay; re-checking its recorded history\n";
-    result.verdict = check(saved.model, saved.history, args.timeout_seconds);
+    result.verdict = check(saved.model, saved.history, args.timeout_seconds, /*stuck=*/false);
     if (!args.quiet) print_history(out, saved.history);
     return result;
   }

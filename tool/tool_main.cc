@@ -2,6 +2,8 @@
 // targets and those the program registers (tools built with linfault_add_tool).
 
 #include <charconv>
+#include <deque>
+#include <mutex>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "history/history.h"
 #include "linfault/tool.h"
 #include "spec/registry.h"
+#include "targets/serial_spec.h"
 #include "tool/commands.h"
 #include "tool/limits.h"
 
@@ -30,6 +33,30 @@ std::string& tool_name_storage() {
 
 const std::string& tool_name() { return tool_name_storage(); }
 void set_tool_name(std::string_view name) { tool_name_storage() = std::string(name); }
+
+void add_spec_option(CLI::App& app, std::string& spec) {
+  app.add_option("--spec", spec,
+                 "What runs are checked against: model (the target's sequential model) or serial "
+                 "(the object's own serial runs, Line-Up: no model needed; also catches calls that "
+                 "block forever where no serial order blocks)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"model", "serial"}));
+}
+
+const targets::Target& target_with_spec(const targets::Target& target, const std::string& spec) {
+  if (spec != "serial") return target;
+  static std::mutex mutex;
+  static std::deque<targets::Target> serial_targets;  // stable addresses
+  std::lock_guard lock(mutex);
+  for (const targets::Target& known : serial_targets) {
+    if (known.name == target.name) return known;
+  }
+  return serial_targets.emplace_back(targets::with_serial_spec(target));
+}
+
+const targets::Target& target_for_model(const targets::Target& target, const std::string& model) {
+  return target_with_spec(target, targets::is_serial_spec(model) ? "serial" : "model");
+}
 
 const targets::Target& find_target(const std::string& name, const std::string& file,
                                    const std::string& written_by) {

@@ -78,14 +78,16 @@ json verify_one(const std::string& file, const minimize::ReproOptions& options) 
                                 "its history with `linfault check`)");
     }
     if (!tc.schedule) throw history::InputError(file, 0, "the test case has no schedule");
-    const targets::Target& target = find_target(*tc.target, file, tc.tool);
+    const targets::Target& target =
+        target_for_model(find_target(*tc.target, file, tc.tool), tc.model);
     entry["input"] = "test-case";
     entry["target"] = target.name;
     verdict = minimize::verify_test_case(target, minimize::workload_of(tc), *tc.schedule,
                                          tc.max_steps, options);
   } else if (history::is_document_kind(doc, "saved-run")) {
     const detect::SavedRun saved = detect::saved_run_from_json(doc, file);
-    const targets::Target& target = find_target(saved.target, file);
+    const targets::Target& target =
+        target_for_model(find_target(saved.target, file), saved.model);
     entry["input"] = "saved-run";
     entry["target"] = target.name;
     if (saved.scheduling.kind == detect::scheduler_kind_name(detect::SchedulerKind::kNative)) {

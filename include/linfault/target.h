@@ -1,8 +1,10 @@
 // <linfault/target.h>: make your own concurrent object a linfault target. Public API.
 //
 // A target is a concurrent class bound to a sequential model (spec/registry.h names: set, queue,
-// stack, deque, register, cas-register, kv, priorityqueue, counter, snapshot) with generators for
-// its operations' arguments. Register it once, in a source of a linfault_add_target() library,
+// stack, deque, register, cas-register, kv, priorityqueue, counter, snapshot, or a model of your
+// own, <linfault/model.h>) with generators for its operations' arguments. With `t.model =
+// "serial"` it needs no model at all: its own serial runs are the specification (Line-Up,
+// docs/serial-spec.md), as `--spec serial` makes them for any target. Register it once, in a source of a linfault_add_target() library,
 // and every command of your tool (linfault_add_tool), the GoogleTest check (<linfault/gtest.h>)
 // and generated repros know it by name:
 //

@@ -1,0 +1,79 @@
+// The serial specification of a target (Line-Up, ../shared/docs/lineup-and-pat.md Part A): no
+// model is written; the object's own serial runs are the specification.
+//
+// The model spec "serial(target=NAME)" (`--spec serial` on the commands, CheckOptions::spec in
+// the GoogleTest check) names a spec::ErasedModel whose state is a sequence of calls run on a
+// fresh instance of the target, one at a time, and whose step(state, op) runs state's calls and
+// then op's call serially on a fresh object (under the controlled executor, so blocking is seen)
+// and accepts op when the call returned op's result there. The checkers (WGL search, the
+// minimizer) then find a serial witness of a concurrent history exactly as with a written model:
+// a history passes iff some serial execution of its operations that keeps real-time order gives
+// every operation its recorded result. A failure therefore shows that the object is linearizable
+// with respect to no deterministic specification at all (Line-Up's Theorem 5).
+//
+// Serial outcomes are memoized in a trie per target, shared by every check in the process, so
+// workloads that share prefixes share serial runs. Each new trie node costs one serial run of its
+// whole call sequence; that run also re-checks the outcomes of the prefix recorded in the trie,
+// and a different outcome for the same prefix and call (the object is not deterministic) throws
+// NotDeterministic, a one-line std::invalid_argument naming the calls and both outcomes: such an
+// object has no serial specification, and its verdicts would mean nothing.
+//
+// Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
+// passes kSerialMaxSteps accesses blocks. No call runs after it. The model tells_blocking(), so
+// histories that ended stuck get Line-Up's rule (detect::CheckOptions::stuck).
+//
+// Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
+// Ps, not necessarily the shortest); there is no reveal().
+//
+// Thread-safety: the trie is locked; serial runs happen outside the lock on a per-thread
+// executor, so checks on several threads run their serial runs in parallel.
+//
+// Internal header: not part of linfault's public API (include/linfault/); it may change between
+// versions.
+
+#ifndef LINFAULT_TARGETS_SERIAL_SPEC_H_
+#define LINFAULT_TARGETS_SERIAL_SPEC_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "targets/registry.h"
+
+namespace linfault::targets {
+
+// Accesses one serial call may make before it counts as blocking (a spin that never ends).
+inline constexpr std::uint64_t kSerialMaxSteps = 100'000;
+
+class NotDeterministic : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Registers the model name "serial" (spec/dynamic_model.h). Idempotent; find() and all() call it.
+void register_serial_spec();
+
+// "serial(target=NAME)".
+std::string serial_spec_of(std::string_view target_name);
+// True for a model spec made by serial_spec_of().
+bool is_serial_spec(std::string_view model_spec);
+
+// `target` with its model replaced by its serial specification.
+Target with_serial_spec(const Target& target);
+
+// What the serial specification of a target has cost in this process: nodes of its trie (each a
+// distinct serial call sequence) and serial runs (one per node, plus those that raced with another
+// thread for the same node).
+struct SerialSpecStats {
+  std::uint64_t nodes = 0;
+  std::uint64_t serial_runs = 0;
+  std::uint64_t serial_calls = 0;  // calls executed by those runs
+};
+SerialSpecStats serial_spec_stats(std::string_view target_name);
+// Forgets the target's trie (the next check starts from nothing); for benches.
+void reset_serial_spec(std::string_view target_name);
+
+}  // namespace linfault::targets
+
+#endif  // LINFAULT_TARGETS_SERIAL_SPEC_H_

@@ -1,0 +1,253 @@
+// The serial specification (Line-Up): a target's own serial runs as its model, stuck histories,
+// and objects that have no serial specification.
+
+#include "targets/serial_spec.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "detect/checker.h"
+#include "detect/driver.h"
+#include "dpct/executor.h"
+#include "dpct/random_scheduler.h"
+#include "history/history.h"
+#include "linfault/target.h"
+
+namespace linfault::targets {
+namespace {
+
+using ::testing::HasSubstr;
+using detect::Result;
+using history::HistoryBuilder;
+using history::Outcome;
+using history::Value;
+
+// Line-Up's Counter2: get() forgets to release the lock, so any later call blocks forever.
+class LockLeakCounter {
+ public:
+  void inc() {
+    mutex_.lock();
+    value_.store(value_.load() + 1);
+    mutex_.unlock();
+  }
+  std::int64_t get() {
+    mutex_.lock();
+    return value_.load();
+  }
+
+ private:
+  linfault::Mutex mutex_;
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+// A latch whose wait() blocks until open(): blocking is its specification.
+class Latch {
+ public:
+  void open() {
+    open_.store(true);
+    open_.notify_all();
+  }
+  void wait() {
+    while (!open_.load()) open_.wait(false);
+  }
+
+ private:
+  linfault::Atomic<bool> open_{false};
+};
+
+// Every instance numbers itself from a process-wide counter: no two serial runs agree.
+class Numbered {
+ public:
+  Numbered() : number_(next_++) {}
+  std::int64_t number() { return number_; }
+
+ private:
+  static inline std::atomic<std::int64_t> next_{0};
+  std::int64_t number_;
+};
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_lock_leak";
+  t.model = "counter";
+  t.operations = {{"inc", no_arguments(), "inc()"}, {"get", no_arguments(), "get() -> n"}};
+  t.factory = Binding<LockLeakCounter>()
+                  .method("inc", &LockLeakCounter::inc)
+                  .method("get", &LockLeakCounter::get)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_latch";
+  t.model = "serial";  // no model fits: its serial runs are the specification
+  t.operations = {{"open", no_arguments(), "open()"}, {"wait", no_arguments(), "wait()"}};
+  t.factory = Binding<Latch>().method("open", &Latch::open).method("wait", &Latch::wait).factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_numbered";
+  t.model = "serial";
+  t.operations = {{"number", no_arguments(), "number() -> n"}};
+  t.factory = Binding<Numbered>().method("number", &Numbered::number).factory();
+  return t;
+});
+
+detect::Verdict check(const std::string& model, const history::History& h, bool stuck = false) {
+  detect::CheckOptions options;
+  options.stuck = stuck;
+  return detect::check_history(model, h, options);
+}
+
+TEST(SerialSpecTest, ARegisteredTargetWithoutModelGetsItsSerialSpecification) {
+  EXPECT_EQ(find("serial_spec_test_latch").model, "serial(target=\"serial_spec_test_latch\")");
+  EXPECT_TRUE(is_serial_spec(find("serial_spec_test_latch").model));
+  EXPECT_FALSE(is_serial_spec("stack"));
+  EXPECT_EQ(with_serial_spec(find("treiber_stack")).model, serial_spec_of("treiber_stack"));
+}
+
+TEST(SerialSpecTest, AgreesWithTheStackModelOnHandWrittenHistories) {
+  const std::string serial = serial_spec_of("treiber_stack");
+  {
+    HistoryBuilder b("sequential");
+    b.call(0, {"push", {1}}, Value());
+    b.call(1, {"push", {2}}, Value());
+    b.call(0, {"pop", {}}, 2);
+    b.call(1, {"pop", {}}, 1);
+    const history::History h = std::move(b).build();
+    EXPECT_EQ(check(serial, h).result, Result::kLinearizable);
+    EXPECT_EQ(check("stack", h).result, Result::kLinearizable);
+  }
+  {
+    // Two overlapping pops both return the only element: no serial order explains it.
+    HistoryBuilder b("double pop");
+    b.call(0, {"push", {1}}, Value());
+    b.invoke(0, {"pop", {}});
+    b.invoke(1, {"pop", {}});
+    b.respond(0, Outcome::kOk, 1);
+    b.respond(1, Outcome::kOk, 1);
+    const history::History h = std::move(b).build();
+    const detect::Verdict v = check(serial, h);
+    EXPECT_EQ(v.result, Result::kViolation);
+    EXPECT_EQ(check("stack", h).result, Result::kViolation);
+    EXPECT_EQ(v.prefix_events, h.events().size());
+  }
+  {
+    // Real-time order matters: pop() -> 1 returned before push(1) was called.
+    HistoryBuilder b("pop before push");
+    b.call(0, {"pop", {}}, 1);
+    b.call(1, {"push", {1}}, Value());
+    EXPECT_EQ(check(serial, std::move(b).build()).result, Result::kViolation);
+  }
+  const SerialSpecStats stats = serial_spec_stats("treiber_stack");
+  EXPECT_GT(stats.nodes, 0u);
+  EXPECT_GE(stats.serial_runs, stats.nodes);
+}
+
+TEST(SerialSpecTest, PendingOperationsMayTakeEffectOrNot) {
+  HistoryBuilder b("pending push");
+  b.invoke(0, {"push", {7}});
+  b.call(1, {"pop", {}}, 7);
+  EXPECT_EQ(check(serial_spec_of("treiber_stack"), std::move(b).build()).result,
+            Result::kLinearizable);
+}
+
+// get() -> 0, then inc() never returns: the run deadlocked.
+history::History leaked_lock_history() {
+  HistoryBuilder b("leak");
+  b.call(0, {"get", {}}, 0);
+  b.invoke(1, {"inc", {}});
+  return std::move(b).build();
+}
+
+TEST(SerialSpecTest, OnlyTheStuckRuleCatchesALeakedLock) {
+  const history::History h = leaked_lock_history();
+  // The classic check passes it: a pending inc() may simply not have taken effect.
+  EXPECT_EQ(check("counter", h, /*stuck=*/false).result, Result::kLinearizable);
+  // The stuck rule with the written model, whose inc() always returns: a violation.
+  const detect::Verdict v = check("counter", h, /*stuck=*/true);
+  ASSERT_EQ(v.result, Result::kViolation);
+  EXPECT_TRUE(v.stuck);
+  EXPECT_EQ(h.op(v.culprit).call.method, "inc");
+  // Its own serial runs block the same way (get() leaks the lock there too), so against them the
+  // stuck history has a witness: the object is linearizable with respect to the deterministic
+  // specification "get() locks the counter for good", and no spec-free check may flag it.
+  EXPECT_EQ(check(serial_spec_of("serial_spec_test_lock_leak"), h, /*stuck=*/true).result,
+            Result::kLinearizable);
+}
+
+TEST(SerialSpecTest, AStuckHistoryFailsWhenTheBlockedCallNeverBlocksSerially) {
+  // inc() blocks although no get() ran before it: serially, inc() on a fresh counter returns.
+  HistoryBuilder b("stuck inc");
+  b.invoke(1, {"inc", {}});
+  b.call(0, {"get", {}}, 0);
+  const history::History h = std::move(b).build();
+  const std::string serial = serial_spec_of("serial_spec_test_lock_leak");
+  // Serially inc() may run after get() and block there: a witness.
+  EXPECT_EQ(check(serial, h, /*stuck=*/true).result, Result::kLinearizable);
+
+  HistoryBuilder alone("inc alone");
+  alone.invoke(0, {"inc", {}});
+  const detect::Verdict v = check(serial, std::move(alone).build(), /*stuck=*/true);
+  ASSERT_EQ(v.result, Result::kViolation);
+  EXPECT_TRUE(v.stuck);
+  EXPECT_EQ(v.culprit, 0);
+}
+
+TEST(SerialSpecTest, BlockingThatTheSpecificationHasIsNoViolation) {
+  const std::string serial = find("serial_spec_test_latch").model;
+  HistoryBuilder waits("wait alone");
+  waits.invoke(0, {"wait", {}});
+  EXPECT_EQ(check(serial, std::move(waits).build(), /*stuck=*/true).result,
+            Result::kLinearizable);
+
+  // A wait() called after open() returned must not block.
+  HistoryBuilder after("wait after open");
+  after.call(0, {"open", {}}, Value());
+  after.invoke(1, {"wait", {}});
+  const detect::Verdict v = check(serial, std::move(after).build(), /*stuck=*/true);
+  EXPECT_EQ(v.result, Result::kViolation);
+  EXPECT_TRUE(v.stuck);
+}
+
+TEST(SerialSpecTest, AnObjectThatIsNotDeterministicIsRejectedWithTheCalls) {
+  const std::string serial = find("serial_spec_test_numbered").model;
+  HistoryBuilder b("numbers");
+  b.call(0, {"number", {}}, 0);
+  b.call(0, {"number", {}}, 0);
+  try {
+    check(serial, std::move(b).build());
+    FAIL() << "no exception";
+  } catch (const NotDeterministic& e) {
+    EXPECT_THAT(e.what(), HasSubstr("serial_spec_test_numbered' is not deterministic"));
+    EXPECT_THAT(e.what(), HasSubstr("number()"));
+  }
+}
+
+TEST(SerialSpecTest, DetectionCatchesTheLeakedLockByTheStuckRuleOfTheWrittenModel) {
+  detect::DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 2;
+  options.histories = 200;
+  options.scheduler = detect::SchedulerKind::kRandom;
+  options.shapes = detect::ShapeMix::kEven;
+  const Target& target = find("serial_spec_test_lock_leak");
+  const detect::DetectionReport classic = detect::run_detection(target, options);
+  const std::uint64_t deadlocks =
+      classic.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kDeadlock)];
+  EXPECT_GT(deadlocks, 0u);
+  EXPECT_EQ(classic.violations, deadlocks);  // every deadlock, and nothing else
+
+  const detect::DetectionReport serial = detect::run_detection(with_serial_spec(target), options);
+  EXPECT_EQ(serial.violations, 0u);
+}
+
+}  // namespace
+}  // namespace linfault::targets
