@@ -7,6 +7,9 @@
 #   - the generated GoogleTest repro compiles in the project and fails; it still fails with lines
 #     added above the buggy code; it passes once the bug is fixed;
 #   - `user-linfault detect` finds nothing in 10,000 histories of the correct cas_counter;
+#   - the project's own model "bounded-queue" (LINFAULT_REGISTER_MODEL): detect and run find
+#     bounded_queue_buggy and not bounded_queue, `check --model bounded-queue` on hand-written
+#     histories (linearizable, not, with a parameter, bad parameters: exit 64);
 #   - the project's own tests pass (the GoogleTest check, the recorder's stress test), and the
 #     history the stress test recorded is read by `user-linfault check`.
 # Usage: scripts/check-user-project.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
@@ -89,6 +92,34 @@ if ! grep -q '^non-linearizable: *0/10000$' "$work/out.txt" ||
   cat "$work/out.txt"
   fail "detect reported violations on cas_counter"
 fi
+
+step "user-linfault detect: bounded_queue_buggy fails against the project's own model"
+expect_exit 1 "$tool" detect --target bounded_queue_buggy --histories 3000 --seed 1 --stop-at-first
+grep -q 'non-linearizable: *[1-9]' "$work/out.txt" || {
+  cat "$work/out.txt"
+  fail "detect found no violation of bounded_queue_buggy"
+}
+
+step "user-linfault detect: nothing in 3,000 histories of bounded_queue"
+expect_exit 0 "$tool" detect --target bounded_queue --histories 3000 --seed 1
+if ! grep -q '^non-linearizable: *0/3000$' "$work/out.txt" ||
+  ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
+  cat "$work/out.txt"
+  fail "detect reported violations on bounded_queue"
+fi
+
+step "user-linfault run --target bounded_queue_buggy: a minimized test case"
+expect_exit 1 "$tool" run --target bounded_queue_buggy --seed 1 --out "$work/bq-repro"
+grep -q 'try_push' "$work/bq-repro/testcase.json" || fail "the test case has no try_push"
+
+step "user-linfault check --model bounded-queue on hand-written histories"
+data="$source_dir/tests/data"
+expect_exit 0 "$tool" check --model bounded-queue "$data/bounded-queue-ok.json"
+expect_exit 1 "$tool" check --model bounded-queue "$data/bounded-queue-lost-push.json"
+expect_exit 1 "$tool" check --model 'bounded-queue(capacity=1)' "$data/bounded-queue-ok.json"
+expect_exit 64 "$tool" check --model 'bounded-queue(size=3)' "$data/bounded-queue-ok.json"
+grep -q "size" "$work/out.txt" || fail "the unknown parameter is not named"
+expect_exit 64 "$tool" check --model 'bounded-queue(capacity=0)' "$data/bounded-queue-ok.json"
 
 step "the project's own tests (GoogleTest check, recorder stress test)"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)")

@@ -9,6 +9,7 @@
 #include "spec/registry.h"
 #include "targets/bind.h"
 #include "targets/lists.h"
+#include "targets/lock_leak_counter.h"
 #include "targets/queues.h"
 #include "targets/snapshots.h"
 #include "targets/snark_deque.h"
@@ -404,6 +405,23 @@ std::vector<Target> build() {
                      .method("get", &TicketLockCounter::get)
                      .factory(),
       .known_scenarios = {},
+  });
+  targets.push_back({
+      .name = "lock_leak_counter",
+      .model = "counter",
+      .description = "counter whose get() never releases its (reentrant) lock: another "
+                     "thread's next call waits forever; every history passes the classic check",
+      .paper_name = "Counter2 (Line-Up)",
+      .bug_expected = true,
+      .may_livelock = true,
+      .operations = {{"inc", no_arguments(), "inc()"}, {"get", no_arguments(), "get() -> n"}},
+      .factory = Binding<LockLeakCounter>()
+                     .method("inc", &LockLeakCounter::inc)
+                     .method("get", &LockLeakCounter::get)
+                     .factory(),
+      .known_scenarios = {{"get() || inc(): after get, inc waits forever (a stuck history)",
+                           3,
+                           {{}, {{call("get")}, {call("inc")}}, {}}}},
   });
   targets.push_back({
       .name = "seqlock_register",

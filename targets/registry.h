@@ -74,7 +74,10 @@ ArgumentGenerator distinct_cells(std::int64_t cells);
 // A known failing scenario of a buggy target (benchmark-objects.md).
 struct KnownScenario {
   std::string description;
-  int type = 1;  // 1: revealed inside Pc; 2: revealed only by the reveal part (Pr)
+  // 1: revealed inside Pc; 2: revealed only by the reveal part (Pr); 3: revealed only as a stuck
+  // history: some schedule deadlocks with a call pending that the model says cannot block, while
+  // every history, the deadlocked run's included, passes the classic check.
+  int type = 1;
   dpct::Workload workload;
 };
 
@@ -87,9 +90,11 @@ struct Target {
   std::string description;
   std::string paper_name;  // the CGVT / prototype name, or "" when not from the paper
   bool bug_expected = false;
-  // Some schedules make an operation retry forever (a livelock, itself a bug). Controlled runs
-  // end at the executor's step cap; native stress runs must use workloads that cannot strand a
-  // node (see targets_native_test.cc).
+  // Some schedules make an operation retry forever (a livelock, itself a bug) or wait forever (a
+  // deadlock: lock_leak_counter). Controlled runs end at the executor's step cap or at the
+  // deadlock; native threads cannot be stopped, so `detect --scheduler native` refuses such a
+  // target and native stress runs must use workloads that cannot strand an operation (see
+  // targets_native_test.cc).
   bool may_livelock = false;
   std::vector<OperationSpec> operations;
   dpct::ObjectFactory factory;

@@ -32,11 +32,14 @@ const std::set<std::string> kPageTargets = {"lf_list_buggy",
                                             "snark_deque"};
 // Controls of our own: correct objects that spin-wait (targets/spin_waiting.h).
 const std::set<std::string> kSpinWaitingTargets = {"ticket_lock_counter", "seqlock_register"};
+// Line-Up's bugs only a stuck-history check sees (targets/lock_leak_counter.h).
+const std::set<std::string> kStuckTargets = {"lock_leak_counter"};
 
 TEST(RegistryTest, HoldsExactlyThePageTargetsAndTheSpinWaitingControls) {
   const std::vector<std::string> names = target_names();
   std::set<std::string> expected = kPageTargets;
   expected.insert(kSpinWaitingTargets.begin(), kSpinWaitingTargets.end());
+  expected.insert(kStuckTargets.begin(), kStuckTargets.end());
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), expected);
   EXPECT_EQ(names.size(), expected.size()) << "duplicate names";
 }
@@ -54,7 +57,11 @@ TEST(RegistryTest, EveryTargetIsComplete) {
     // Buggy targets carry the page's scenarios; controls carry none.
     EXPECT_EQ(target.bug_expected, !target.known_scenarios.empty());
     for (const KnownScenario& scenario : target.known_scenarios) {
-      EXPECT_TRUE(scenario.type == 1 || scenario.type == 2);
+      EXPECT_TRUE(scenario.type >= 1 && scenario.type <= 3) << scenario.description;
+      // A stuck scenario blocks forever: only controlled runs, never native threads, may run it.
+      if (scenario.type == 3) {
+        EXPECT_TRUE(target.may_livelock) << scenario.description;
+      }
       EXPECT_EQ(scenario.workload.threads.size(), 2u);
       EXPECT_EQ(scenario.type == 2, !scenario.workload.reveal.empty()) << scenario.description;
     }

@@ -10,6 +10,10 @@
 // workload that cannot strand a node: each thread works on its own key range, separated by a key
 // added in the setup and never removed, so no thread's unlink ever depends on another's window.
 //
+// lock_leak_counter may deadlock (its get() keeps the lock): its threads only increment, with no
+// get() at all, since a native thread blocked on a leaked lock can never be stopped, and a lock
+// still held when the object is destroyed is undefined behaviour (ThreadSanitizer reports it).
+//
 // Controls are also checked against conservation invariants that every linearizable history
 // satisfies; buggy targets only have to finish with well-typed results (their violations are
 // shown under controlled scheduling, not here).
@@ -81,6 +85,13 @@ dpct::Workload partitioned_set_workload(std::uint64_t seed) {
           Call{methods[source.uniform(0, 2)], {base + source.uniform(1, 9)}});
     }
   }
+  return workload;
+}
+
+// Increments only: the calls of a counter that cannot leave a lock held.
+dpct::Workload increments_only_workload() {
+  dpct::Workload workload;
+  workload.threads.assign(kThreads, std::vector<Call>(kOpsPerThread, Call{"inc", {}}));
   return workload;
 }
 
@@ -187,6 +198,13 @@ class NativeTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
   const Target& target = find(GetParam());
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const bool increments_only = target.may_livelock && target.model == "counter";
+    if (increments_only) {
+      const history::History h = run_native(target, increments_only_workload());
+      expect_well_typed(target, h);
+      EXPECT_EQ(h.size(), kThreads * kOpsPerThread);
+      continue;
+    }
     dpct::Workload workload =
         target.may_livelock
             ? partitioned_set_workload(seed)

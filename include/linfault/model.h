@@ -25,6 +25,8 @@
 // The contract of each member (pending operations, NoEffect, ModelError, build and reveal) is
 // spec/model.h's. A model with a ModelParams& constructor takes parameters from the model spec
 // ("bounded-queue(capacity=3)"); any parameter it does not take is an error, as for built-ins.
+// A parameter value the model cannot use is reported by throwing linfault::ModelSpecError (one
+// line) from the constructor: the tools turn it into a usage error (exit 64), as for built-ins.
 //
 // Registration: at namespace scope in a source of a library your tool or test links (a
 // linfault_add_target() library keeps it; in another static library, reference something of the
@@ -58,6 +60,7 @@ using history::Value;
 using spec::Compiled;
 using spec::ModelError;
 using spec::ModelParams;
+using spec::ModelSpecError;
 using spec::NoEffect;
 using spec::SequentialModel;
 

@@ -8,6 +8,7 @@
 
 #include <linfault/target.h>
 
+#include "bounded_queue.h"
 #include "cached_register.h"
 #include "cas_counter.h"
 #include "flagged_register.h"
@@ -197,4 +198,38 @@ LINFAULT_REGISTER_TARGET([] {
                   .method("read", &user::CachedRegister::read)
                   .factory();
   return t;
+});
+
+// The bounded queues, checked against the project's own model "bounded-queue"
+// (bounded_queue_model.cc registers it with LINFAULT_REGISTER_MODEL).
+namespace {
+
+template <class Queue>
+linfault::Target bounded_queue(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "bounded-queue";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"try_push", linfault::unique_value(), "try_push(unique value) -> bool"},
+                  {"try_pop", linfault::no_arguments(), "try_pop() -> value | nil"}};
+  t.factory = linfault::Binding<Queue>()
+                  .method("try_push", &Queue::try_push)
+                  .method("try_pop", &Queue::try_pop)
+                  .factory();
+  return t;
+}
+
+}  // namespace
+
+LINFAULT_REGISTER_TARGET([] {
+  return bounded_queue<user::BoundedQueue>("bounded_queue", false,
+                                           "bounded queue of 2, a ring under one lock (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return bounded_queue<user::RingBufferQueue>(
+      "bounded_queue_buggy", true,
+      "bounded queue of 2, a lock-free ring for one producer used by several (buggy: two "
+      "try_push write one slot)");
 });
