@@ -9,6 +9,7 @@
 #include "detect/checker.h"
 #include "dpct/exhaustive.h"
 #include "dpct/random_scheduler.h"
+#include "minimize/test_case.h"
 
 namespace linfault::minimize {
 namespace {
@@ -215,8 +216,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
     detect::Verdict verdict = detect::check_history(target.model, run.history, check);
     if (verdict.result == detect::Result::kUnknown) ++unknown_checks;
     if (verdict.result != detect::Result::kViolation) return false;
-    result.failure = verdict.stuck ? "stuck: " + run.history.op(verdict.culprit).call.to_string() +
-                                         " never returns, and it blocks in no serial order"
+    result.failure = verdict.stuck ? stuck_violation(run, verdict.culprit)
                                    : "not linearizable: no linearization explains " +
                                          run.history.op(verdict.culprit).to_string();
     failing_verdict = std::move(verdict);

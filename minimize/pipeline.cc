@@ -13,7 +13,6 @@
 #include "dpct/executor.h"
 #include "dpct/exhaustive.h"
 #include "dpct/replay_scheduler.h"
-#include "targets/serial_spec.h"
 #include "dpct/schedule.h"
 #include "history/atomic_file.h"
 #include "minimize/gtest_emitter.h"
@@ -21,6 +20,7 @@
 #include "structure_tree/dpct_estimator.h"
 #include "structure_tree/embedded.h"
 #include "structure_trees/linfault_targets.h"
+#include "targets/serial_spec.h"
 
 namespace linfault::minimize {
 
@@ -151,8 +151,9 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
                                       bool livelock_counts, double check_timeout,
                                       detect::Verdict* verdict_out) {
   // A model that knows blocking (the serial specification) judges a stuck run by Line-Up's rule.
-  const bool judged_stuck =
-      dpct::ended_stuck(run.outcome) && detect::model_tells_blocking(target.model);
+  const bool judged_stuck = (run.outcome == dpct::RunOutcome::kDeadlock ||
+                             (run.outcome == dpct::RunOutcome::kLivelock && livelock_counts)) &&
+                            detect::model_tells_blocking(target.model);
   switch (run.outcome) {
     case dpct::RunOutcome::kDeadlock:
       if (judged_stuck) break;
@@ -172,11 +173,9 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
   check.stuck = judged_stuck;
   detect::Verdict verdict = detect::check_history(target.model, run.history, check);
   if (verdict.result != detect::Result::kViolation) return std::nullopt;
-  std::string why =
-      verdict.stuck ? "stuck: " + run.history.op(verdict.culprit).call.to_string() +
-                          " never returns, and it blocks in no serial order"
-                    : "not linearizable: no linearization explains " +
-                          run.history.op(verdict.culprit).to_string();
+  std::string why = verdict.stuck ? stuck_violation(run, verdict.culprit)
+                                  : "not linearizable: no linearization explains " +
+                                        run.history.op(verdict.culprit).to_string();
   if (verdict_out) *verdict_out = std::move(verdict);
   return why;
 }

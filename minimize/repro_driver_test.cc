@@ -101,9 +101,10 @@ TEST_P(GeneratedReproTest, FailsWithTheViolationOfItsTestCase) {
   ASSERT_NE(test, run.failures.end()) << "no repro test for " << target;
   ASSERT_FALSE(test->second.empty()) << "the repro of " << target << " PASSED: it reproduces "
                                      << "nothing";
-  // A stuck scenario (lock_leak_counter) fails with its run's outcome, not a history's violation.
-  const bool outcome = violation.starts_with("deadlock: ") || violation.starts_with("livelock: ") ||
-                       violation.starts_with("crash: ");
+  // A stuck scenario (lock_leak_counter) fails by the stuck-history rule or with its run's
+  // outcome, not with a history's wrong result.
+  const bool outcome = violation.starts_with("stuck: ") || violation.starts_with("deadlock: ") ||
+                       violation.starts_with("livelock: ") || violation.starts_with("crash: ");
   EXPECT_NE(test->second.find(outcome ? violation : "not linearizable: " + violation),
             std::string::npos)
       << "expected the violation \"" << violation << "\", got:\n"

@@ -20,6 +20,7 @@ std::optional<ScenarioRepro> scenario_repro_of_run(const targets::Target& target
                                                    const std::string& guarantee) {
   detect::CheckOptions check;
   check.want_witness = false;
+  check.stuck = dpct::ended_stuck(run.outcome);
   ScenarioRepro repro;
   repro.verdict = detect::check_history(target.model, run.history, check);
   if (!fails(run, repro.verdict)) return std::nullopt;
@@ -42,7 +43,9 @@ std::optional<ScenarioRepro> find_scenario_repro(const targets::Target& target,
   dpct::Executor executor;
   const dpct::ExhaustiveResult result = dpct::explore_exhaustively(
       executor, target.factory, scenario.workload, exhaustive, [&](const dpct::Run& run) {
-        return fails(run, detect::check_history(target.model, run.history, check));
+        detect::CheckOptions this_run = check;
+        this_run.stuck = dpct::ended_stuck(run.outcome);
+        return fails(run, detect::check_history(target.model, run.history, this_run));
       });
   if (!result.found) return std::nullopt;
   const std::string guarantee =

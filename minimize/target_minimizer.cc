@@ -213,9 +213,12 @@ class Minimizer {
   const std::set<std::string>& methods() const { return methods_; }
 
   bool fails(const dpct::Run& run) {
-    // A model that knows blocking (the serial specification) judges stuck runs itself, by
-    // Line-Up's rule: a run that blocks where the object also blocks serially is no failure.
-    if (tells_blocking_ && run.outcome != dpct::RunOutcome::kCrash) {
+    // A stuck failure (the run to minimize deadlocked or livelocked) under a model that knows
+    // blocking is judged by Line-Up's rule, so that a candidate that blocks where the object
+    // may block (a serial specification's own blocking) is no failure. Failures of other kinds
+    // keep to their kind: a candidate that merely deadlocks does not reproduce a wrong result.
+    if (tells_blocking_ && dpct::ended_stuck(failing_outcome_)) {
+      if (run.outcome == dpct::RunOutcome::kCrash) return false;
       detect::CheckOptions check = options_.check;
       check.stuck = dpct::ended_stuck(run.outcome);
       return detect::check_history(target_.model, run.history, check).result ==

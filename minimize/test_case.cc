@@ -230,6 +230,13 @@ std::vector<CallPosition> call_positions(const dpct::Workload& workload, const H
   return positions;
 }
 
+std::string stuck_violation(const dpct::Run& run, OpIndex culprit) {
+  const history::Operation& op = run.history.op(culprit);
+  return "stuck: " + op.call.to_string() + " of p" + std::to_string(op.process) +
+         " blocks forever (" + dpct::run_outcome_name(run.outcome) +
+         "), and no serial order of the operations makes it block";
+}
+
 TestCase test_case_from_run(const std::string& target, const std::string& model,
                             const dpct::Workload& workload, const dpct::Run& run,
                             const detect::Verdict& verdict, std::uint64_t max_steps,
@@ -265,10 +272,7 @@ TestCase test_case_from_run(const std::string& target, const std::string& model,
     (*list)[at.index] = step_of(run.history, static_cast<OpIndex>(i), culprit);
   }
   if (culprit >= 0 && verdict.stuck) {
-    tc.violation = "stuck: " + run.history.op(culprit).call.to_string() + " of p" +
-                   std::to_string(run.history.op(culprit).process) + " blocks forever (" +
-                   dpct::run_outcome_name(run.outcome) +
-                   "), and no serial order of the operations makes it block";
+    tc.violation = stuck_violation(run, culprit);
   } else if (culprit >= 0) {
     tc.violation = "no linearization explains " + run.history.op(culprit).to_string();
   } else if (run.outcome != dpct::RunOutcome::kOk) {

@@ -93,6 +93,11 @@ struct CallPosition {
 std::vector<CallPosition> call_positions(const dpct::Workload& workload,
                                          const history::History& history);
 
+// The violation of a run that ended stuck, whose operation `culprit` blocks forever though no
+// serial order makes it block (detect::Verdict::stuck): "stuck: inc() of p1 blocks forever
+// (deadlock), and no serial order of the operations makes it block".
+std::string stuck_violation(const dpct::Run& run, history::OpIndex culprit);
+
 // The target-level test case of a failing controlled run of `workload` on `target`: its calls
 // with the results `run` observed (calls the run never reached are pending), run.schedule as the
 // schedule, the culprit and violation of `verdict` (or the run's failing outcome), and

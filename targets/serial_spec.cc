@@ -187,8 +187,7 @@ class Trie {
   }
 
   [[noreturn]] void not_deterministic(const std::vector<Call>& calls, std::size_t index,
-                                      const SerialOutcome& before,
-                                      const SerialOutcome& now) const {
+                                      const SerialOutcome& before, const SerialOutcome& now) const {
     const std::vector<Call> prefix(calls.begin(), calls.begin() + static_cast<long>(index));
     throw NotDeterministic("target '" + target_.name +
                            "' is not deterministic, so it has no serial specification: after " +
@@ -326,6 +325,13 @@ void register_serial_spec() {
         "targets/serial_spec.cc");
   });
 }
+
+namespace {
+// Every program that links the target registry links this file (registry.cc calls
+// register_serial_spec()), so "serial" is a model name from the start, even for a check of a
+// history file that looks no target up first.
+[[maybe_unused]] const bool serial_spec_registered = (register_serial_spec(), true);
+}  // namespace
 
 std::string serial_spec_of(std::string_view target_name) {
   spec::ModelSpec spec;

@@ -51,7 +51,8 @@ class NotDeterministic : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Registers the model name "serial" (spec/dynamic_model.h). Idempotent; find() and all() call it.
+// Registers the model name "serial" (spec/dynamic_model.h). Idempotent; done at static
+// initialization, and again (harmlessly) by find().
 void register_serial_spec();
 
 // "serial(target=NAME)".

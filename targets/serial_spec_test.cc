@@ -20,11 +20,11 @@
 namespace linfault::targets {
 namespace {
 
-using ::testing::HasSubstr;
 using detect::Result;
 using history::HistoryBuilder;
 using history::Outcome;
 using history::Value;
+using ::testing::HasSubstr;
 
 // Line-Up's Counter2: get() forgets to release the lock, so any later call blocks forever.
 class LockLeakCounter {
@@ -205,8 +205,7 @@ TEST(SerialSpecTest, BlockingThatTheSpecificationHasIsNoViolation) {
   const std::string serial = find("serial_spec_test_latch").model;
   HistoryBuilder waits("wait alone");
   waits.invoke(0, {"wait", {}});
-  EXPECT_EQ(check(serial, std::move(waits).build(), /*stuck=*/true).result,
-            Result::kLinearizable);
+  EXPECT_EQ(check(serial, std::move(waits).build(), /*stuck=*/true).result, Result::kLinearizable);
 
   // A wait() called after open() returned must not block.
   HistoryBuilder after("wait after open");
