@@ -1014,7 +1014,15 @@ TargetMinimization minimize_saved_run(const targets::Target& target, const detec
   if (!run.schedule.decisions.empty() || !run.schedule.scheduler.empty()) {
     input.schedule = run.schedule;
   }
-  if (run.verdict.result != detect::Result::kViolation) input.outcome = run.outcome;
+  if (run.verdict.result != detect::Result::kViolation) {
+    input.outcome = run.outcome;
+  } else if (dpct::ended_stuck(run.outcome) &&
+             detect::check_history(target.model, run.history, options.check).result !=
+                 detect::Result::kViolation) {
+    // A violation of the stuck-history rule alone: what to minimize is the stuck run, not a
+    // wrong result.
+    input.outcome = run.outcome;
+  }
   return Pipeline(target, options, std::move(input)).run();
 }
 
