@@ -22,7 +22,7 @@ using spec::DynamicId;
 
 // A trie this large is dropped and the next checks start a new one (the memory of a campaign
 // stays bounded; checks under way keep the old one alive).
-constexpr std::size_t kMaxTrieNodes = 1 << 20;
+constexpr std::size_t kMaxTrieNodes = 1 << 18;
 // How many of a state's last calls describe() shows.
 constexpr std::size_t kDescribedCalls = 8;
 
