@@ -229,9 +229,14 @@ Verdict check_stuck(const M& model, const history::History& history, const Check
   each.want_witness = false;
   for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
     if (history.op(e).completed()) continue;
-    history::EventIndex blocked_call = history::kNoEvent;
-    const history::History only_e = with_only_pending(history, e, blocked_call);
-    const Verdict v = check(BlockingView(model, blocked_call), only_e, each);
+    Verdict v;
+    if constexpr (spec::NeverBlockingModel<M>) {
+      v.result = Result::kViolation;  // e cannot block in any order: no search needed
+    } else {
+      history::EventIndex blocked_call = history::kNoEvent;
+      const history::History only_e = with_only_pending(history, e, blocked_call);
+      v = check(BlockingView(model, blocked_call), only_e, each);
+    }
     if (v.result == Result::kLinearizable) continue;
     Verdict verdict;
     verdict.model = plain.model;

@@ -303,9 +303,9 @@ TEST(DriverTest, LivelocksAreCountedAndKeptNotHung) {
   EXPECT_EQ(report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kLivelock)], 3u);
   ASSERT_EQ(report.failing_runs().size(), 3u);
   EXPECT_EQ(report.failing_runs()[0]->outcome, dpct::RunOutcome::kLivelock);
-  // A counter's inc() always returns: by the stuck-history rule, an inc() that never does is a
-  // violation (without the rule, pending increments could take effect or not, and pass).
-  EXPECT_EQ(report.violations, 3u);
+  // A livelock is no stuck history (the cap may have starved a thread): pending increments may
+  // take effect or not, and the runs are failures of their own kind.
+  EXPECT_EQ(report.violations, 0u);
 
   options.scheduler = SchedulerKind::kNative;
   EXPECT_THROW(run_detection(target, options), std::invalid_argument);

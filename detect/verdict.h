@@ -33,8 +33,8 @@ struct CheckOptions {
   bool partition = true;               // split partitionable models by key (P-compositionality)
   unsigned threads = 0;                // partitions checked in parallel; 0: hardware concurrency
   bool want_witness = true;            // fill Verdict::witness for linearizable histories
-  // The history ended stuck: the run deadlocked or livelocked, so its pending operations can
-  // never finish. With a model that knows which calls block (a target's serial specification,
+  // The history ended stuck: the run deadlocked (dpct::ended_stuck), so its pending operations
+  // can never finish. With a model that knows which calls block (a target's serial specification,
   // targets/serial_spec.h) Line-Up's rule then applies: the history is linearizable only if, for
   // each pending operation e, some serial order of the completed operations (keeping real-time
   // order, with their results) followed by e makes e block. Other models cannot say whether a

@@ -151,9 +151,8 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
                                       bool livelock_counts, double check_timeout,
                                       detect::Verdict* verdict_out) {
   // A model that knows blocking (the serial specification) judges a stuck run by Line-Up's rule.
-  const bool judged_stuck = (run.outcome == dpct::RunOutcome::kDeadlock ||
-                             (run.outcome == dpct::RunOutcome::kLivelock && livelock_counts)) &&
-                            detect::model_tells_blocking(target.model);
+  const bool judged_stuck =
+      dpct::ended_stuck(run.outcome) && detect::model_tells_blocking(target.model);
   switch (run.outcome) {
     case dpct::RunOutcome::kDeadlock:
       if (judged_stuck) break;
@@ -161,7 +160,6 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
     case dpct::RunOutcome::kCrash:
       return std::string(dpct::run_outcome_name(run.outcome)) + ": " + run.message;
     case dpct::RunOutcome::kLivelock:
-      if (judged_stuck) break;
       if (livelock_counts) return "livelock: " + run.message;
       return std::nullopt;
     case dpct::RunOutcome::kOk:

@@ -219,10 +219,11 @@ class Minimizer {
     // keep to their kind: a candidate that merely deadlocks does not reproduce a wrong result.
     if (tells_blocking_ && dpct::ended_stuck(failing_outcome_)) {
       if (run.outcome == dpct::RunOutcome::kCrash) return false;
+      if (!dpct::ended_stuck(run.outcome)) return false;
       detect::CheckOptions check = options_.check;
-      check.stuck = dpct::ended_stuck(run.outcome);
-      return detect::check_history(target_.model, run.history, check).result ==
-             detect::Result::kViolation;
+      check.stuck = true;
+      const detect::Verdict verdict = detect::check_history(target_.model, run.history, check);
+      return verdict.result == detect::Result::kViolation && verdict.stuck;
     }
     if (failing_outcome_ != dpct::RunOutcome::kOk) return run.outcome == failing_outcome_;
     if (run.outcome == dpct::RunOutcome::kCrash) return false;

@@ -559,7 +559,7 @@ class UserRegistry {
     try {
       // "serial": no model, the target's own serial runs are its specification.
       if (target.model != kSerialModel) spec::canonical_model_spec(target.model);
-    } catch (const spec::ModelSpecError& e) {
+    } catch (const std::invalid_argument& e) {  // a bad spec, or serial(target=UNKNOWN)
       fail("target '" + target.name + "': " + e.what());
     }
     if (target.operations.empty()) fail("target '" + target.name + "' has no operations");

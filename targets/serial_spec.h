@@ -9,7 +9,18 @@
 // minimizer) then find a serial witness of a concurrent history exactly as with a written model:
 // a history passes iff some serial execution of its operations that keeps real-time order gives
 // every operation its recorded result. A failure therefore shows that the object is linearizable
-// with respect to no deterministic specification at all (Line-Up's Theorem 5).
+// with respect to no deterministic, thread-agnostic specification at all (Line-Up's Theorem 5,
+// for the specifications this one can express; see below).
+//
+// Thread-agnostic: every serial run executes all its calls on one thread, whatever thread made
+// them in the concurrent history. Line-Up's serial runs keep each call on its own thread; ours
+// say that what a call returns, and whether it blocks, does not depend on the calling thread,
+// which is what a data structure's specification says. An object whose correct behaviour depends
+// on the calling thread (a reentrant or owner-checked lock as part of its interface, per-thread
+// state that results expose) is outside this specification: a lock taken by one thread and
+// requested by another blocks concurrently but not serially, and is reported (this is how
+// lock_leak_counter, whose get() leaks a reentrant lock, is caught; Line-Up's thread-aware serial
+// runs would block too, and pass it).
 //
 // Serial outcomes are memoized in a trie per target, shared by every check in the process, so
 // workloads that share prefixes share serial runs. Each new trie node costs one serial run of its
@@ -19,8 +30,9 @@
 // object has no serial specification, and its verdicts would mean nothing.
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
-// passes kSerialMaxSteps accesses blocks. No call runs after it. The model tells_blocking(), so
-// histories that ended stuck get Line-Up's rule (detect::CheckOptions::stuck).
+// passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts divergence as
+// blocking) blocks. No call runs after it. The model tells_blocking(), so histories of deadlocked
+// runs get Line-Up's rule (detect::CheckOptions::stuck).
 //
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
 // Ps, not necessarily the shortest); there is no reveal().
@@ -44,7 +56,7 @@
 namespace linfault::targets {
 
 // Accesses one serial call may make before it counts as blocking (a spin that never ends).
-inline constexpr std::uint64_t kSerialMaxSteps = 100'000;
+inline constexpr std::uint64_t kSerialMaxSteps = 1'000'000;
 
 class NotDeterministic : public std::invalid_argument {
  public:

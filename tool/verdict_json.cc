@@ -91,6 +91,7 @@ json verdict_to_json(const detect::Verdict& verdict, const history::History& his
       if (!verdict.prefix_exact) out["reason"] = verdict.reason;
       out["culprit"] =
           verdict.culprit >= 0 ? operation_to_json(history, verdict.culprit) : json(nullptr);
+      if (verdict.stuck) out["stuck"] = true;
       out["longest_partial"] = operations_to_json(history, verdict.longest_partial);
       if (verdict.partition_key) {
         out["partition_key"] = history::value_to_json(*verdict.partition_key);
@@ -127,7 +128,12 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
       if (verdict.partition_key) {
         out += "  in the partition of key " + verdict.partition_key->to_string() + "\n";
       }
-      if (verdict.culprit >= 0) {
+      if (verdict.culprit >= 0 && verdict.stuck) {
+        out +=
+            "  culprit: it never returns (the run deadlocked), and no serial order makes it "
+            "block:\n    " +
+            describe(history, verdict.culprit, true) + "\n";
+      } else if (verdict.culprit >= 0) {
         out += "  culprit: its last response cannot be explained:\n    " +
                describe(history, verdict.culprit, true) + "\n";
       }
