@@ -97,6 +97,13 @@ TEST_F(SerialSpecCliTest, LockLeakIsAStuckViolationThatTheClassicCheckPasses) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("linearizable"), std::string::npos) << check.out;
   EXPECT_EQ(check.out.find("not linearizable"), std::string::npos) << check.out;
+
+  // The serial spec catches it too: on one thread the reentrant lock never blocks serially.
+  const RunResult serial = run("run --spec serial --target lock_leak_counter --seed 1");
+  EXPECT_EQ(serial.exit_code, 1) << serial.out << serial.err;
+  EXPECT_NE(serial.out.find("model: serial(target=\"lock_leak_counter\")"), std::string::npos)
+      << serial.out;
+  EXPECT_NE(serial.out.find("violation: stuck:"), std::string::npos) << serial.out;
 }
 
 TEST_F(SerialSpecCliTest, BoundedVerifyPassesTheControlAndFailsTheBuggyStack) {
