@@ -10,6 +10,9 @@
 #   - the project's own model "bounded-queue" (LINFAULT_REGISTER_MODEL): detect and run find
 #     bounded_queue_buggy and not bounded_queue, `check --model bounded-queue` on hand-written
 #     histories (linearizable, not, with a parameter, bad parameters: exit 64);
+#   - `--spec serial` (the queues' own serial runs, no model) gives the same verdicts on both
+#     bounded queues; the ticket counters, registered with t.model = "serial" (no model at all):
+#     detect finds nothing in ticket_counter, run finds and minimizes ticket_counter_buggy;
 #   - the project's own tests pass (the GoogleTest check, the recorder's stress test), and the
 #     history the stress test recorded is read by `user-linfault check`.
 # Usage: scripts/check-user-project.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
@@ -111,6 +114,42 @@ fi
 step "user-linfault run --target bounded_queue_buggy: a minimized test case"
 expect_exit 1 "$tool" run --target bounded_queue_buggy --seed 1 --out "$work/bq-repro"
 grep -q 'try_push' "$work/bq-repro/testcase.json" || fail "the test case has no try_push"
+
+step "user-linfault detect --spec serial: the same verdicts on the bounded queues without the model"
+expect_exit 1 "$tool" detect --spec serial --target bounded_queue_buggy --histories 3000 --seed 1 --stop-at-first
+grep -q 'non-linearizable: *[1-9]' "$work/out.txt" || {
+  cat "$work/out.txt"
+  fail "detect --spec serial found no violation of bounded_queue_buggy"
+}
+expect_exit 0 "$tool" detect --spec serial --target bounded_queue --histories 3000 --seed 1
+if ! grep -q '^non-linearizable: *0/3000$' "$work/out.txt" ||
+  ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
+  cat "$work/out.txt"
+  fail "detect --spec serial reported violations on bounded_queue"
+fi
+
+step "user-linfault run --spec serial --target bounded_queue_buggy: a minimized test case"
+expect_exit 1 "$tool" run --spec serial --target bounded_queue_buggy --seed 1 --out "$work/bq-serial"
+grep -qF '"model": "serial(target=\"bounded_queue_buggy\")"' "$work/bq-serial/testcase.json" ||
+  fail "the test case's model is not the serial spec"
+pc=$(grep -o '"pc_operations": [0-9]*' "$work/bq-serial/testcase.json" | grep -o '[0-9]*$')
+[[ -n $pc && $pc -le 3 ]] || fail "the serial-spec Pc has ${pc:-?} operations (at most 3 expected)"
+expect_exit 1 "$tool" replay "$work/bq-serial/testcase.json"
+
+step "user-linfault detect: nothing in 3,000 histories of ticket_counter (t.model = \"serial\")"
+expect_exit 0 "$tool" detect --target ticket_counter --histories 3000 --seed 1
+if ! grep -q '^non-linearizable: *0/3000$' "$work/out.txt" ||
+  ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
+  cat "$work/out.txt"
+  fail "detect reported violations on ticket_counter"
+fi
+
+step "user-linfault run --target ticket_counter_buggy: found and minimized with no model"
+expect_exit 1 "$tool" run --target ticket_counter_buggy --seed 1 --out "$work/tc-repro"
+pc=$(grep -o '"pc_operations": [0-9]*' "$work/tc-repro/testcase.json" | grep -o '[0-9]*$')
+[[ $pc == 2 ]] || fail "the ticket counter's Pc has ${pc:-?} operations (2 expected)"
+grep -q 'add_and_get' "$work/tc-repro/testcase.json" || fail "the test case has no add_and_get"
+expect_exit 1 "$tool" replay "$work/tc-repro/testcase.json"
 
 step "user-linfault check --model bounded-queue on hand-written histories"
 data="$source_dir/tests/data"

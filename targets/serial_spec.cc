@@ -320,7 +320,12 @@ void register_serial_spec() {
                 "model 'serial' needs target=NAME, the target whose serial runs are the "
                 "specification");
           }
-          return std::make_shared<SerialModel>(trie_for(find(target->as_string())));
+          // An unknown target is a wrong model spec (a usage error), not an internal one.
+          try {
+            return std::make_shared<SerialModel>(trie_for(find(target->as_string())));
+          } catch (const UnknownTarget& e) {
+            throw spec::ModelSpecError(std::string("model 'serial': ") + e.what());
+          }
         },
         "targets/serial_spec.cc");
   });

@@ -16,6 +16,7 @@
 #include "reserve_queue.h"
 #include "ring_queue.h"
 #include "striped_set.h"
+#include "ticket_counter.h"
 #include "torn_register.h"
 #include "versioned_register.h"
 
@@ -232,4 +233,38 @@ LINFAULT_REGISTER_TARGET([] {
       "bounded_queue_buggy", true,
       "bounded queue of 2, a lock-free ring for one producer used by several (buggy: two "
       "try_push write one slot)");
+});
+
+// The ticket counters have no written model at all: t.model = "serial" makes each one's own
+// serial runs (every call on one thread, a fresh counter per run) the specification.
+namespace {
+
+template <class Counter>
+linfault::Target ticket_counter(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"add_and_get", linfault::key_in(1, 3), "add_and_get(1..3) -> total"},
+                  {"get", linfault::no_arguments(), "get() -> total"}};
+  t.factory = linfault::Binding<Counter>()
+                  .method("add_and_get", &Counter::add_and_get)
+                  .method("get", &Counter::get)
+                  .factory();
+  return t;
+}
+
+}  // namespace
+
+LINFAULT_REGISTER_TARGET([] {
+  return ticket_counter<user::TicketCounter>(
+      "ticket_counter", false, "counter whose add_and_get is one fetch_add (correct; no model)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return ticket_counter<user::RacyTicketCounter>(
+      "ticket_counter_buggy", true,
+      "counter whose add_and_get loads the total again after its fetch_add (buggy: two calls "
+      "return the same total; no model)");
 });

@@ -1,6 +1,7 @@
 // The project's own model "bounded-queue" (src/bounded_queue_model.h) and the two bounded queues
 // checked against it: the model's sequential semantics, its capacity parameter and its errors,
-// then linfault's GoogleTest check on the correct queue and on the buggy one.
+// then linfault's GoogleTest check on the correct queue and on the buggy one, against the model
+// and against the queues' own serial runs (options.spec = "serial"), with the same verdicts.
 
 #include <linfault/check.h>
 #include <linfault/gtest.h>
@@ -157,6 +158,24 @@ TEST(BoundedQueueBuggy, CheckFindsTheLostPush) {
   ASSERT_TRUE(result.violation) << "the two producers' race was not found";
   EXPECT_LE(result.concurrent_operations(), 3u) << result.report;
   EXPECT_FALSE(linfault::testing::Linearizable("bounded_queue_buggy", budget()));
+}
+
+linfault::testing::Options serial_budget() {
+  linfault::testing::Options options = budget();
+  options.spec = "serial";  // no model: each queue's own serial runs are the specification
+  return options;
+}
+
+TEST(BoundedQueue, IsLinearizableWithRespectToItsSerialRuns) {
+  EXPECT_TRUE(linfault::testing::Linearizable("bounded_queue", serial_budget()));
+}
+
+TEST(BoundedQueueBuggy, SerialSpecFindsTheLostPushToo) {
+  const linfault::CheckResult result = linfault::check(
+      "bounded_queue_buggy", linfault::testing::options_for_current_test(serial_budget()));
+  ASSERT_TRUE(result.violation) << "the two producers' race was not found without the model";
+  EXPECT_LE(result.concurrent_operations(), 3u) << result.report;
+  EXPECT_NE(result.report.find("try_push"), std::string::npos) << result.report;
 }
 
 }  // namespace
