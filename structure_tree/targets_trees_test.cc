@@ -43,7 +43,7 @@ TEST(TargetTreesTest, EveryTargetClassHasTrees) {
   for (const char* object :
        {"LockFreeList", "BugUnknownList1", "SimpleList", "UnsafeSizeList", "OptimisticUnlockedList",
         "BugUnknownList4", "OptimisticQueue", "MichaelScottQueue", "TreiberStack", "KStack",
-        "PairSnapshot", "VersionedPairSnapshot", "SnarkDeque"}) {
+        "PairSnapshot", "VersionedPairSnapshot", "SnarkDeque", "LockLeakCounter"}) {
     bool found = false;
     for (const OperationTree& op : trees->operations) found = found || op.object == object;
     EXPECT_TRUE(found) << object;
