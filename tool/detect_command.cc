@@ -20,6 +20,7 @@
 #include "detect/driver.h"
 #include "history/atomic_file.h"
 #include "targets/registry.h"
+#include "targets/serial_spec.h"
 #include "tool/campaign.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
@@ -148,6 +149,9 @@ void run_detect(const DetectArguments& args) {
     report = detect::run_detection(target, options, [&progress](const detect::Progress& p) {
       progress.update(detection_progress_text(p), p.done == p.total);
     });
+  } catch (const targets::NotDeterministic&) {
+    progress.finish();
+    throw;  // the object's fault, not the command line's (tool_main.cc)
   } catch (const std::invalid_argument& e) {
     progress.finish();
     throw UsageError(e.what());
@@ -210,6 +214,17 @@ void run_detect(const DetectArguments& args) {
          << "first failing seed: "
          << (report.first_failing_seed ? std::to_string(*report.first_failing_seed) : "none")
          << "\n";
+    if (targets::is_serial_spec(target.model)) {
+      // The cost of the serial specification in this process (the trie is shared by every
+      // history of the campaign).
+      const targets::SerialSpecStats serial = targets::serial_spec_stats(target.name);
+      text << "serial spec:        " << serial.serial_runs << " serial runs (" << serial.nodes
+           << " distinct call sequences, " << serial.serial_calls << " calls), "
+           << std::setprecision(2)
+           << static_cast<double>(serial.serial_runs) /
+                  static_cast<double>(std::max<std::uint64_t>(report.done, 1))
+           << " per history\n";
+    }
     if (!report.portfolio.empty()) {
       text << "portfolio:         ";
       for (const detect::PortfolioMember& m : report.portfolio) {

@@ -2,13 +2,13 @@
 // targets and those the program registers (tools built with linfault_add_tool).
 
 #include <charconv>
-#include <deque>
-#include <mutex>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <iostream>
+#include <mutex>
 #include <new>
 
 #include <CLI/CLI.hpp>
@@ -179,6 +179,8 @@ int tool_main(int argc, char** argv, std::string_view name) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? tool::kExitSuccess : tool::kExitUsage;
+  } catch (const targets::NotDeterministic& e) {
+    return report(e.what(), tool::kExitDataError);  // the object has no serial specification
   } catch (const tool::UsageError& e) {
     return report(e.what(), tool::kExitUsage);
   } catch (const spec::ModelSpecError& e) {
