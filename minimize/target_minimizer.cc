@@ -213,12 +213,11 @@ class Minimizer {
   const std::set<std::string>& methods() const { return methods_; }
 
   bool fails(const dpct::Run& run) {
-    // A stuck failure (the run to minimize deadlocked or livelocked) under a model that knows
-    // blocking is judged by Line-Up's rule, so that a candidate that blocks where the object
-    // may block (a serial specification's own blocking) is no failure. Failures of other kinds
-    // keep to their kind: a candidate that merely deadlocks does not reproduce a wrong result.
+    // A stuck failure (the run to minimize deadlocked) under a model that knows blocking is
+    // judged by Line-Up's rule, so that a candidate that blocks where the object may block (a
+    // serial specification's own blocking) is no failure. Failures of other kinds keep to their
+    // kind: a candidate that merely deadlocks does not reproduce a wrong result.
     if (tells_blocking_ && dpct::ended_stuck(failing_outcome_)) {
-      if (run.outcome == dpct::RunOutcome::kCrash) return false;
       if (!dpct::ended_stuck(run.outcome)) return false;
       detect::CheckOptions check = options_.check;
       check.stuck = true;
