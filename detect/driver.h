@@ -19,8 +19,10 @@
 //   surw    selectively uniform random walk (dpct/surw_scheduler.h), each thread weighted by its
 //           remaining events from DriverOptions::step_estimator when set, else a constant per
 //           operation; revised during the run either way;
+//   window  pauses threads inside their read-then-act windows until others complete updates
+//           (dpct/window_scheduler.h);
 //   portfolio each history runs one member — random, dpct (pct with the pilot k without
-//           structure trees), pos, surw — drawn from its seed by shares (random 2/5, the others
+//           structure trees), pos, window — drawn from its seed by shares (random 2/5, the others
 //           1/5 each). Every 64 histories the shares move halfway towards the members' violation
 //           rates so far (Coyote's and Fray's portfolios rotate; ours also learns). The shares of
 //           a block depend only on earlier, complete blocks, so results do not depend on `jobs`;
@@ -71,8 +73,17 @@
 
 namespace linfault::detect {
 
-enum class SchedulerKind : std::uint8_t { kNative, kRandom, kPct, kDpct, kPos, kSurw, kPortfolio };
-// "native", "random", "pct", "dpct", "pos", "surw", "portfolio"
+enum class SchedulerKind : std::uint8_t {
+  kNative,
+  kRandom,
+  kPct,
+  kDpct,
+  kPos,
+  kSurw,
+  kPortfolio,
+  kWindow
+};
+// "native", "random", "pct", "dpct", "pos", "surw", "portfolio", "window"
 const char* scheduler_kind_name(SchedulerKind kind);
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
 

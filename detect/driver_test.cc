@@ -447,7 +447,7 @@ TEST(PortfolioTest, SharesMoveHalfwayTowardsTheViolationRates) {
   std::vector<PortfolioMember> so_far = {{SchedulerKind::kRandom, 100, 0},
                                          {SchedulerKind::kDpct, 50, 0},
                                          {SchedulerKind::kPos, 50, 0},
-                                         {SchedulerKind::kSurw, 50, 0}};
+                                         {SchedulerKind::kWindow, 50, 0}};
   std::vector<double> shares = portfolio_shares(so_far);
   ASSERT_EQ(shares.size(), 4u);
   EXPECT_DOUBLE_EQ(shares[0], 0.4);  // no violation yet: the base shares

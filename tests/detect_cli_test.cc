@@ -68,10 +68,10 @@ TEST_F(DetectCliTest, CorrectTargetExitsZeroWithAHumanSummary) {
   EXPECT_NE(r.out.find("ms per history"), std::string::npos) << r.out;
 }
 
-// The partial-order and selectively uniform schedulers find the Treiber bug, their saved runs
-// replay to the same violation, and they keep a correct stack clean.
-TEST_F(DetectCliTest, PosAndSurwFindTheTreiberBugAndReplayIt) {
-  for (const std::string scheduler : {"pos", "surw"}) {
+// The partial-order, selectively uniform and window schedulers find the Treiber bug, their saved
+// runs replay to the same violation, and they keep a correct stack clean.
+TEST_F(DetectCliTest, PosSurwAndWindowFindTheTreiberBugAndReplayIt) {
+  for (const std::string scheduler : {"pos", "surw", "window"}) {
     const fs::path runs = dir_ / ("runs-" + scheduler);
     const RunResult r =
         run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --scheduler " +

@@ -38,11 +38,14 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
          "with k from pilot runs (or --k); dpct: PCT with k from structure trees, "
          "revised during the run (the paper's D; falls back to pct with pilot k, and "
          "says so, in builds without trees); pos: partial order sampling; surw: selectively "
-         "uniform random walk, threads weighted by remaining events (structure trees); portfolio: "
-         "each history runs one of random, dpct, pos and surw, drawn by shares that shift, "
+         "uniform random walk, threads weighted by remaining events (structure trees); window: "
+         "pauses a thread right before it acts on what it read (or between "
+         "two of its reads) until the others complete an update; portfolio: "
+         "each history runs one of random, dpct, pos and window, drawn by shares that shift, "
          "every 64 histories, towards the ones that find violations on this target")
       ->capture_default_str()
-      ->check(CLI::IsMember({"native", "random", "pct", "dpct", "pos", "surw", "portfolio"}));
+      ->check(
+          CLI::IsMember({"native", "random", "pct", "dpct", "pos", "surw", "window", "portfolio"}));
   app.add_option("--shapes", args.shapes,
                  "Random workloads: even: N threads of M operations; uneven: one thread of one "
                  "operation against N-1 threads of M operations, a method that only reads "

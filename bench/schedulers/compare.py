@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-SCHEDULERS = ["random", "pct", "dpct", "pos", "surw"]
+SCHEDULERS = ["random", "pct", "dpct", "pos", "surw", "window"]
 
 
 def detect(args, target, scheduler):

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-SCHEDULERS = ["random", "pct", "dpct", "pos", "surw", "portfolio", "native"]
+SCHEDULERS = ["random", "pct", "dpct", "pos", "surw", "window", "portfolio", "native"]
 # Trial t of a cell starts at seed FIRST_SEED + t * SEED_SPACING: the campaigns never share a
 # history for budgets below the spacing.
 FIRST_SEED = 1

@@ -7,7 +7,8 @@
 // beside ours. A second table runs every control for many executions.
 //
 //   bench_table2 [--quick] [--controls N] [--object NAME]... [--jobs J] [--keys MAX|target]
-//                [--write-bias P] [--native-noise on|off] [--versions BDHdP]
+//                [--write-bias P] [--native-noise on|off] [--versions BDHdPW]
+//                [--histories N] [--seed S] [--epoch E] [--depth D] [--scheduler S] [--no-minimize]
 //
 // Set keys are drawn from the targets' own range (0..4) by default; `--keys 99` draws them from
 // 0..99 as in the paper (which lowers the set targets' detection rates: README.md).
@@ -16,7 +17,12 @@
 // (letters B, D, H and d for D/1, P for P). P is linfault's own default beside the paper's
 // versions: the portfolio scheduler over mixed even and uneven shapes (detect --scheduler
 // portfolio --shapes mixed); B, D, H and D/1 run the paper's even 2 x M histories. P is compared
-// with the paper's D.
+// with the paper's D. W is the window scheduler (dpct/window_scheduler.h) on the paper's even
+// histories, also compared with the paper's D.
+//
+// For experiments: --histories and --seed replace each row's count and seed 1, --epoch and
+// --depth D's and H's PCT epoch (2) and depth (3), --scheduler runs D and H under another
+// scheduler, and --no-minimize skips the minimization.
 //
 // Columns per version: non-linearizable/total (paper), average ms per history (paper), |Pc| of
 // the minimized test case (paper's t_c.P_c size), localization time (H_p(b) and OpOrder) and the
@@ -137,7 +143,14 @@ struct Settings {
   std::int64_t max_key = -1;                      // -1: the targets' own key range
   double write_bias = detect::kDefaultWriteBias;  // D and H; D/1 is plain D-PCT
   bool native_noise = true;                       // B: detect --native-noise
-  std::string versions = "BDHdP";                 // which to run: B, D, H, d (= D/1), P (portfolio)
+  std::string versions = "BDHdPW";  // which to run: B, D, H, d (= D/1), P (portfolio), W (window)
+  // Experiments: 0 = the row's own figure / the default.
+  std::uint64_t histories = 0;
+  std::uint64_t seed = 1;
+  std::uint64_t epoch = 2;  // D and H
+  unsigned depth = 3;       // D, H and D/1
+  bool minimize = true;
+  std::optional<detect::SchedulerKind> d_scheduler;  // D and H: instead of dpct
 };
 
 struct Cell {
@@ -186,18 +199,23 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   options.ops_per_thread =
       settings.quick ? std::min<std::size_t>(row.ops_per_thread, 50) : row.ops_per_thread;
   options.histories = settings.quick ? std::min<std::uint64_t>(row.histories, 10) : row.histories;
-  options.seed = 1;
+  if (settings.histories > 0) options.histories = settings.histories;
+  options.seed = settings.seed;
+  options.depth = settings.depth;
   options.jobs = settings.jobs;
   options.check_timeout_seconds = 30;
   options.scheduler = version == 0   ? detect::SchedulerKind::kNative
                       : version == 4 ? detect::SchedulerKind::kPortfolio
+                      : version == 5 ? detect::SchedulerKind::kWindow
                                      : detect::SchedulerKind::kDpct;
+  if (settings.d_scheduler && (version == 1 || version == 2))
+    options.scheduler = *settings.d_scheduler;
   options.shapes = version == 4 ? detect::ShapeMix::kMixed : detect::ShapeMix::kEven;
   options.native_noise = settings.native_noise;
   options.heuristic = version == 2;
   // D and H redraw the PCT plan every 2 operations (linfault's default, `--epoch auto`); D/1 is
   // the paper's D-PCT with one plan per history.
-  options.epoch_operations = version == 3 ? 0 : 2;
+  options.epoch_operations = version == 3 ? 0 : settings.epoch;
   options.write_bias = version == 3 ? 0 : settings.write_bias;
   if (version != 0) options.step_estimator = linfault::minimize::tree_step_estimators();
   detect::DetectionReport report;
@@ -212,6 +230,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   cell.violations = report.violations;
   cell.avg_ms = report.avg_ms;
   for (const detect::SavedRun* run : report.failing_runs()) {
+    if (!settings.minimize) break;
     if (run->verdict.result != detect::Result::kViolation) continue;
     minimize::TargetMinimizerOptions m_options;
     m_options.timeout_seconds = 60;
@@ -236,7 +255,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
 }
 
 // The paper's figures of version v (D/1 is compared with the paper's D).
-int paper_version(int v) { return v == 3 || v == 4 ? 1 : v; }
+int paper_version(int v) { return v >= 3 ? 1 : v; }
 
 std::string paper_violations(const Row& row, int v) {
   if (!*row.paper_object) return "";
@@ -246,7 +265,7 @@ std::string paper_violations(const Row& row, int v) {
 
 void print_cell(const Row& row, int version, const Cell& c) {
   const int v = paper_version(version);
-  const char* names[] = {"B", "D", "H", "D/1", "P"};
+  const char* names[] = {"B", "D", "H", "D/1", "P", "W"};
   char line[512];
   if (c.refused) {
     std::printf("| %-22s | %s | refused: %s |\n", row.target, names[version], c.note.c_str());
@@ -339,6 +358,22 @@ int main(int argc, char** argv) {
       settings.native_noise = std::string(argv[++i]) != "off";
     } else if (arg == "--versions" && i + 1 < argc) {
       settings.versions = argv[++i];
+    } else if (arg == "--histories" && i + 1 < argc) {
+      settings.histories = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--seed" && i + 1 < argc) {
+      settings.seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--epoch" && i + 1 < argc) {
+      settings.epoch = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--depth" && i + 1 < argc) {
+      settings.depth = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (arg == "--no-minimize") {
+      settings.minimize = false;
+    } else if (arg == "--scheduler" && i + 1 < argc) {
+      settings.d_scheduler = detect::parse_scheduler_kind(argv[++i]);
+      if (!settings.d_scheduler) {
+        std::fprintf(stderr, "bench_table2: unknown scheduler '%s'\n", argv[i]);
+        return 64;
+      }
     } else if (arg == "--keys" && i + 1 < argc) {
       const std::string keys = argv[++i];
       settings.max_key = keys == "target" ? -1 : std::strtoll(keys.c_str(), nullptr, 10);
@@ -346,14 +381,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: bench_table2 [--quick] [--controls N] [--object TARGET]... [--jobs J]"
                    " [--keys MAX|target] [--write-bias P] [--native-noise on|off]"
-                   " [--versions BDHdP]\n");
+                   " [--versions BDHdPW] [--histories N] [--seed S] [--epoch E] [--depth D]"
+                   " [--scheduler S] [--no-minimize]\n");
       return 64;
     }
   }
   std::printf(
       "Table II, ours (paper's figures in parentheses). Versions: B = native stress, D = D-PCT\n"
       "(plan redrawn every 2 operations, write bias %g), H = D with the heuristic's rounds, D/1 =\n"
-      "plain D-PCT with one plan per history as in the paper (compared with the paper's D).\n"
+      "plain D-PCT with one plan per history as in the paper (compared with the paper's D), P =\n"
+      "the portfolio over mixed shapes, W = the window scheduler (both compared with the paper's "
+      "D).\n"
       "Histories of 2 threads x M operations, seed 1.\n"
       "Localization: H_p(b) + OpOrder ms / whole minimization ms (with the enumeration proving\n"
       "minimality), against the paper's localization time cost.\n",
@@ -375,8 +413,8 @@ int main(int argc, char** argv) {
     }
     const targets::Target target =
         with_keys(with_methods(targets::find(row.target), row.methods), settings.max_key);
-    for (int v = 0; v < 5; ++v) {
-      if (settings.versions.find("BDHdP"[v]) == std::string::npos) continue;
+    for (int v = 0; v < 6; ++v) {
+      if (settings.versions.find("BDHdPW"[v]) == std::string::npos) continue;
       print_cell(row, v, run_version(target, row, v, settings));
     }
   }

@@ -1,0 +1,106 @@
+// WindowScheduler: a random walk whose threads pause inside their operations' windows until
+// the other threads have completed updates (`--scheduler window`).
+//
+// Most atomicity violations of concurrent objects are windows: a thread reads shared state,
+// another thread completes an update, and the first acts (writes, or reads on) on the strength
+// of a stale read. A random walk preempts at every step but almost never keeps a thread away
+// for a whole operation of another (about 2^-n for an operation of n accesses); PCT keeps it
+// away, but spends its few preemptions at uniformly drawn steps, mostly in traversals. Here:
+//   - every operation may be paused at most twice: right before its first act (store,
+//     read-modify-write, compare-exchange, lock) after its first access, the end of a
+//     check-then-act window, with probability p_act; and at one access after its first, drawn
+//     uniformly (each access with probability 1 / (accesses per operation so far - 1)), a
+//     window between two reads or after a partial update, with probability p_inside;
+//   - a paused thread waits until the others have completed G *updating* operations (that
+//     stored, exchanged, compare-exchanged or fetch-modified shared memory; locking alone does
+//     not count), G = 1, 2, 3, 4 with probability 1/2, 1/4, 1/8, 1/8, and at most 4 decisions
+//     per awaited operation and average access, so that a thread waiting for it in a loop without
+//     a spin hint cannot turn the pause into a livelock;
+//   - the other threads run as a random walk; a thread at a spin/yield hint lets the others go;
+//   - when everyone who can run is paused (the others wait for the paused one, block on its lock
+//     or spin), one of them, drawn at random, resumes: resuming the first paused gives read A,
+//     read B, act A, act B (lost updates), resuming the last keeps the first window open.
+// (p_act, p_inside) is drawn per run among (1, 0), (3/4, 1/4), (1/2, 1/2), (1/4, 3/4) and (0, 1),
+// so a campaign covers check-then-act windows and windows between reads without a parameter to
+// tune per object. Nothing here knows a target: windows come from the kinds of the accesses.
+//
+// Measured (bench/schedulers/README.md): far ahead of a random walk where a thread must stay
+// away for a whole operation (snark_deque, optimistic_queue_buggy, reserve_queue, a 1 || 4
+// versioned register), behind it on bugs that need fine interleaving of two traversals
+// (lf_list_buggy, bu_list1); hence a member of the portfolio, not a replacement.
+//
+// Schedule parameters: "window seed=S n=N pact=P pinside=Q pauses=X". The run is a pure
+// function of the seed and the workload.
+//
+// Thread-safety: see dpct/scheduler.h (one execution at a time).
+//
+// Internal header: not part of linfault's public API (include/linfault/); it may change between
+// versions.
+
+#ifndef LINFAULT_DPCT_WINDOW_SCHEDULER_H_
+#define LINFAULT_DPCT_WINDOW_SCHEDULER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "dpct/rng.h"
+#include "dpct/scheduler.h"
+
+namespace linfault::dpct {
+
+class WindowScheduler final : public Scheduler {
+ public:
+  explicit WindowScheduler(std::uint64_t seed) : seed_(seed) {}
+
+  void begin(const RunInfo& info) override;
+  ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
+  void end(Schedule& schedule) override;
+  void reseed(std::uint64_t seed) override { seed_ = seed; }
+
+  // This run's draws and counts, for tests and reports.
+  double act_probability() const { return p_act_; }
+  double inside_probability() const { return p_inside_; }
+  std::uint64_t pauses() const { return pauses_; }
+
+ private:
+  struct ThreadState {
+    std::size_t op_index = 0;
+    // Where the current operation may still be paused: right before its first act after its
+    // first access, and at one access drawn among those after its first.
+    bool act_window = false;
+    bool inside_window = false;
+    bool op_updated = false;     // the current operation stored or read-modify-wrote
+    std::uint32_t accesses = 0;  // accesses the current operation performed
+    // Updating operations of the others still to complete before it resumes; 0: not paused.
+    std::uint32_t waiting = 0;
+    std::uint64_t resume_at = 0;  // the decision at which a pause ends at the latest
+  };
+
+  void draw_windows(ThreadState& state);
+  // Accesses per completed operation in this run so far (an assumed 4 before the first).
+  double accesses_per_operation() const;
+  // Bookkeeping when `thread`'s operation in progress has completed.
+  void operation_completed(ThreadId thread);
+  // Whether to pause `thread` right before `access`.
+  bool pause_before(ThreadId thread, const Access& access);
+  // Accounts the access `thread` performs now that it was chosen.
+  void performed(ThreadId thread, const SchedulingPoint& point);
+
+  std::uint64_t seed_;
+  SplitMix64 rng_;
+  const RunView* view_ = nullptr;
+  std::vector<ThreadState> threads_;
+  double p_act_ = 0;
+  double p_inside_ = 0;
+  // Accesses per completed operation in this run, for the per-access pause probability.
+  std::uint64_t completed_ops_ = 0;
+  std::uint64_t completed_accesses_ = 0;
+  std::uint64_t decisions_ = 0;
+  std::uint64_t pauses_ = 0;
+  std::vector<ThreadId> candidates_;  // choose()'s scratch space, kept to avoid allocations
+  std::vector<ThreadId> paused_;
+};
+
+}  // namespace linfault::dpct
+
+#endif  // LINFAULT_DPCT_WINDOW_SCHEDULER_H_
