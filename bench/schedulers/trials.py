@@ -19,11 +19,18 @@ and reports every violation, unknown verdict, deadlock, livelock or crash; it ex
     python3 bench/schedulers/trials.py --linfault build/tool/linfault \\
         [--user-tool build-user/user-linfault] [--budget 1000] [--trials 20] [--threads 2] \\
         [--ops 6] [--jobs 1] [--parallel 2] [--target T]... [--scheduler S]... [--controls N]
+        [--compare A:B]...
+
+After the table: per scheduler, the trials that found and the geometric mean over the rows of
+the histories per find (every history the trials ran, a miss counting its whole budget, per
+violation found). --compare A:B adds, row by row, A's histories per find over B's and whether A
+is worse beyond the noise.
 """
 
 import argparse
 import concurrent.futures
 import json
+import math
 import re
 import statistics
 import subprocess
@@ -78,6 +85,14 @@ class Cell:
         mean = statistics.fmean(self.found)
         sd = statistics.stdev(self.found) if len(self.found) > 1 else 0.0
         return f"{mean:.1f} ± {sd:.1f} {count}"
+
+    def histories_per_find(self, budget):
+        """All histories the trials ran (a miss ran the whole budget) per violation found: the
+        estimator of 1 / (violations per history) that counts the misses; None without a find."""
+        if self.status != "ok" or not self.found:
+            return None
+        misses = self.trials - len(self.found)
+        return (sum(self.found) + misses * budget) / len(self.found)
 
 
 def detect(binary, target, scheduler, args, seed, histories, stop_at_first):
@@ -142,15 +157,74 @@ def print_trials(args, builtin, user, schedulers):
           f"over the trials that found one (found/trials)\n")
     print("| target | " + " | ".join(schedulers) + " |")
     print("|---|" + "---|" * len(schedulers))
+    rows = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
         for binary, target in selected_targets(args, builtin, user, buggy=True):
             cells = [trial_cell(binary, target, s, args, pool) for s in schedulers]
             name = target["name"] + (" (user)" if binary is user else "")
+            rows.append((name, cells))
             print(f"| {name} | " + " | ".join(c.text() for c in cells) + " |", flush=True)
             if args.verbose:
                 walls = ", ".join(f"{s} {c.wall:.1f} s" for s, c in zip(schedulers, cells))
                 print(f"<!-- {target['name']}: {walls} -->", flush=True)
+    print_summary(args, schedulers, rows)
+    for pair in args.compare or []:
+        print_comparison(args, schedulers, rows, *pair.split(":"))
     return 0
+
+
+def print_summary(args, schedulers, rows):
+    """Per scheduler: trials that found, and the geometric mean over the rows of the histories
+    per find (a row without any find counts as the whole budget of every trial)."""
+    print("\n| scheduler | trials that found | histories per find, geometric mean over rows |")
+    print("|---|---|---|")
+    for i, scheduler in enumerate(schedulers):
+        cells = [cells[i] for _, cells in rows if cells[i].status == "ok"]
+        if not cells:
+            print(f"| {scheduler} | – | – |")
+            continue
+        found = sum(len(c.found) for c in cells)
+        logs = [math.log(c.histories_per_find(args.budget) or args.budget * c.trials)
+                for c in cells]
+        print(f"| {scheduler} | {found}/{sum(c.trials for c in cells)} | "
+              f"{math.exp(statistics.fmean(logs)):.1f} |")
+
+
+def print_comparison(args, schedulers, rows, a, b):
+    """Row by row, A's histories per find over B's, and whether A is worse beyond the noise: the
+    violations found are Poisson counts, so log(rate ratio) has a standard error of about
+    sqrt(1/found_A + 1/found_B); "worse" means more than 1.96 standard errors."""
+    if a not in schedulers or b not in schedulers:
+        raise SystemExit(f"--compare {a}:{b}: both must be among the schedulers run")
+    ia, ib = schedulers.index(a), schedulers.index(b)
+    print(f"\n{a} against {b}: histories per find, ratio, and whether {a} is worse beyond the "
+          f"noise (two-sided 95%)\n")
+    print(f"| target | {a} | {b} | ratio | {a} significantly worse |")
+    print("|---|---|---|---|---|")
+    worse = 0
+    for name, cells in rows:
+        ca, cb = cells[ia], cells[ib]
+        if ca.status != "ok" or cb.status != "ok":
+            continue
+        fa, fb = len(ca.found), len(cb.found)
+        if fb == 0:
+            print(f"| {name} | {fmt(ca, args)} | {fmt(cb, args)} | – | no |")
+            continue
+        if fa == 0:
+            print(f"| {name} | {fmt(ca, args)} | {fmt(cb, args)} | – | **yes** |")
+            worse += 1
+            continue
+        ratio = ca.histories_per_find(args.budget) / cb.histories_per_find(args.budget)
+        significant = math.log(ratio) > 1.96 * math.sqrt(1 / fa + 1 / fb)
+        worse += significant
+        print(f"| {name} | {fmt(ca, args)} | {fmt(cb, args)} | {ratio:.2f} | "
+              f"{'**yes**' if significant else 'no'} |")
+    print(f"\n{worse} row(s) where {a} is significantly worse than {b}")
+
+
+def fmt(cell, args):
+    value = cell.histories_per_find(args.budget)
+    return "none found" if value is None else f"{value:.1f}"
 
 
 def print_controls(args, builtin, user, schedulers):
@@ -209,6 +283,8 @@ def main():
     parser.add_argument("--controls", type=int, metavar="N",
                         help="instead: N histories of every control under every scheduler")
     parser.add_argument("--verbose", action="store_true", help="wall time per cell")
+    parser.add_argument("--compare", action="append", metavar="A:B",
+                        help="also compare scheduler A with B row by row (repeatable)")
     args = parser.parse_args()
     if args.budget >= SEED_SPACING or args.trials < 1 or args.budget < 1:
         parser.error(f"--budget must be in 1..{SEED_SPACING - 1} and --trials at least 1")

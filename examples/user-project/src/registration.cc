@@ -8,11 +8,14 @@
 
 #include <linfault/target.h>
 
+#include "bank.h"
 #include "bounded_queue.h"
 #include "cached_register.h"
 #include "cas_counter.h"
+#include "counted_stack.h"
 #include "flagged_register.h"
 #include "lossy_counter.h"
+#include "max_register.h"
 #include "reserve_queue.h"
 #include "ring_queue.h"
 #include "striped_set.h"
@@ -267,4 +270,84 @@ LINFAULT_REGISTER_TARGET([] {
       "ticket_counter_buggy", true,
       "counter whose add_and_get loads the total again after its fetch_add (buggy: two calls "
       "return the same total; no model)");
+});
+
+// The second held-out set (bench/schedulers/README.md): written after the window scheduler and
+// the portfolio's current members were designed, and measured without changing either. None has
+// a written model: t.model = "serial" makes each one's own serial runs its specification.
+namespace {
+
+template <class Register>
+linfault::Target max_register(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"write_max", linfault::key_in(1, 5), "write_max(1..5)"},
+                  {"read", linfault::no_arguments(), "read() -> max"}};
+  t.factory = linfault::Binding<Register>()
+                  .method("write_max", &Register::write_max)
+                  .method("read", &Register::read)
+                  .factory();
+  return t;
+}
+
+template <class Bank>
+linfault::Target bank(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"transfer", linfault::key_in(1, 3), "transfer(1..3)"},
+                  {"total", linfault::no_arguments(), "total() -> sum"}};
+  t.factory = linfault::Binding<Bank>()
+                  .method("transfer", &Bank::transfer)
+                  .method("total", &Bank::total)
+                  .factory();
+  return t;
+}
+
+}  // namespace
+
+LINFAULT_REGISTER_TARGET([] {
+  return max_register<user::MaxRegister>("max_register", false,
+                                         "max register with a compare-exchange loop (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return max_register<user::RacyMaxRegister>(
+      "max_register_buggy", true,
+      "max register whose write_max loads, compares and stores (buggy: a smaller value "
+      "overwrites a larger one)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return bank<user::LockedBank>("bank", false,
+                                "two accounts, transfer and total both under the lock (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return bank<user::RacyBank>(
+      "bank_buggy", true,
+      "two accounts, total reads them without the lock (buggy: a transfer in flight is missing)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "counted_stack_buggy";
+  t.model = "serial";
+  t.description =
+      "Treiber stack with a size counter updated after the link (buggy: size() can be -1)";
+  t.bug_expected = true;
+  t.operations = {{"push", linfault::key_in(1, 5), "push(1..5)"},
+                  {"pop", linfault::no_arguments(), "pop() -> value | nil"},
+                  {"size", linfault::no_arguments(), "size() -> count"}};
+  t.factory = linfault::Binding<user::CountedStack>()
+                  .method("push", &user::CountedStack::push)
+                  .method("pop", &user::CountedStack::pop)
+                  .method("size", &user::CountedStack::size)
+                  .factory();
+  return t;
 });
