@@ -43,8 +43,8 @@ constexpr std::uint64_t kProbeSeed = 0x9e0be;
 
 // The portfolio's members with their base shares. Random walk gets the largest share: on short
 // histories most bugs need one preemption, where it is hard to beat (bench/schedulers/). SURW is
-// not a member: it was the weakest scheduler on almost every target there, and the window
-// scheduler, which took its place, finds more on nearly all of them.
+// not a member: it needed the most histories per violation of all controlled schedulers there
+// (geometric mean over the targets), and the window scheduler took its place.
 struct PortfolioShare {
   SchedulerKind kind;
   double share;
@@ -68,7 +68,7 @@ double ms_since(Clock::time_point start) {
 // The scheduling and workload drawing every history of one detection uses, resolved once.
 struct Plan {
   SchedulerKind kind = SchedulerKind::kPct;
-  bool tree_estimator = false;  // kDpct or kSurw (also as portfolio members) with an estimator
+  bool tree_estimator = false;  // kDpct or kSurw (or a portfolio's dpct member) with an estimator
   std::uint64_t k = 0;          // fixed k of pct (and of the dpct fallback)
   std::string description;
   // Uneven shapes: the operation weights of the long threads (the methods that write) and of the

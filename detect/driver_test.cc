@@ -321,9 +321,9 @@ TEST(DriverTest, RejectsOptionsThatCannotWork) {
   options.heuristic = true;
   EXPECT_THROW(run_detection(target, options), std::invalid_argument);
   EXPECT_EQ(parse_scheduler_kind("dpct"), SchedulerKind::kDpct);
-  for (SchedulerKind kind :
-       {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct, SchedulerKind::kDpct,
-        SchedulerKind::kPos, SchedulerKind::kSurw, SchedulerKind::kPortfolio}) {
+  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
+                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw,
+                             SchedulerKind::kPortfolio, SchedulerKind::kWindow}) {
     EXPECT_EQ(parse_scheduler_kind(scheduler_kind_name(kind)), kind);
   }
   EXPECT_FALSE(parse_scheduler_kind("fast").has_value());

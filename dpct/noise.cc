@@ -42,21 +42,7 @@ std::uint64_t mix(std::uint64_t z) {
 }
 
 bool is_write_like(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kStore:
-    case AccessKind::kExchange:
-    case AccessKind::kCompareExchange:
-    case AccessKind::kFetchAdd:
-    case AccessKind::kFetchSub:
-    case AccessKind::kFetchAnd:
-    case AccessKind::kFetchOr:
-    case AccessKind::kFetchXor:
-    case AccessKind::kLock:
-    case AccessKind::kTryLock:
-      return true;
-    default:
-      return false;
-  }
+  return modifies_memory(kind) || kind == AccessKind::kLock || kind == AccessKind::kTryLock;
 }
 
 void pause_once() {

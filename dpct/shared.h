@@ -111,6 +111,31 @@ enum class AccessKind : std::uint8_t {
   kUnlockShared,
 };
 const char* access_kind_name(AccessKind kind);
+
+// Whether an access can change shared memory: a store, exchange, compare-exchange (which may
+// fail: the kind alone cannot tell) or fetch-and-modify. Locks, waits and notifications only
+// order threads.
+constexpr bool modifies_memory(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::kStore:
+    case AccessKind::kExchange:
+    case AccessKind::kCompareExchange:
+    case AccessKind::kFetchAdd:
+    case AccessKind::kFetchSub:
+    case AccessKind::kFetchAnd:
+    case AccessKind::kFetchOr:
+    case AccessKind::kFetchXor:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether an access takes (or tries to take) a lock, exclusive or shared.
+constexpr bool acquires_lock(AccessKind kind) {
+  return kind == AccessKind::kLock || kind == AccessKind::kTryLock ||
+         kind == AccessKind::kLockShared || kind == AccessKind::kTryLockShared;
+}
 // "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst".
 const char* memory_order_name(std::memory_order order);
 

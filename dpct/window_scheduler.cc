@@ -13,37 +13,7 @@ namespace linfault::dpct {
 namespace {
 
 // Accesses that act on what an operation read: the end of a check-then-act window.
-bool acts(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kLoad:
-    case AccessKind::kUnlock:
-    case AccessKind::kUnlockShared:
-    case AccessKind::kYield:
-    case AccessKind::kWait:
-    case AccessKind::kNotifyOne:
-    case AccessKind::kNotifyAll:
-      return false;
-    default:
-      return true;
-  }
-}
-
-// Accesses that change shared memory (locks only order, so they do not count).
-bool updates(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kStore:
-    case AccessKind::kExchange:
-    case AccessKind::kCompareExchange:
-    case AccessKind::kFetchAdd:
-    case AccessKind::kFetchSub:
-    case AccessKind::kFetchAnd:
-    case AccessKind::kFetchOr:
-    case AccessKind::kFetchXor:
-      return true;
-    default:
-      return false;
-  }
-}
+bool acts(AccessKind kind) { return modifies_memory(kind) || acquires_lock(kind); }
 
 // (p_act, p_inside) per run: see the header.
 constexpr std::array<std::pair<double, double>, 5> kProbabilities = {
@@ -132,8 +102,12 @@ void WindowScheduler::performed(ThreadId thread, const SchedulingPoint& point) {
   }
   if (access == nullptr) return;
   ThreadState& state = threads_[thread];
+  if (state.blocked) {
+    state.blocked = false;  // the lock or wait it blocked on, counted when it first tried
+    return;
+  }
   ++state.accesses;
-  if (updates(access->kind)) state.op_updated = true;
+  if (modifies_memory(access->kind)) state.op_updated = true;
 }
 
 ThreadId WindowScheduler::choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) {
@@ -146,10 +120,12 @@ ThreadId WindowScheduler::choose(const SchedulingPoint& point, std::span<const T
       operation_completed(at);
       threads_[at].op_index = point.op_index;
     }
+    if (point.kind == PointKind::kBlocked) threads_[at].blocked = true;
   }
   const bool decision = enabled.size() >= 2;
   if (decision) ++decisions_;
-  // Pause the thread at the point if it is in its window and someone else can run meanwhile.
+  // Pause the thread at the point if it is in its window and another thread is enabled (that one
+  // may be paused too: then one of them goes on, see below).
   if (decision && point.kind == PointKind::kAccess && pause_before(at, point.access)) {
     ThreadState& state = threads_[at];
     state.waiting = 1;

@@ -8,14 +8,16 @@
 // away, but spends its few preemptions at uniformly drawn steps, mostly in traversals. Here:
 //   - every operation may be paused at most twice: right before its first act (store,
 //     read-modify-write, compare-exchange, lock) after its first access, the end of a
-//     check-then-act window, with probability p_act; and at one access after its first, drawn
-//     uniformly (each access with probability 1 / (accesses per operation so far - 1)), a
-//     window between two reads or after a partial update, with probability p_inside;
+//     check-then-act window, with probability p_act; and, with probability p_inside, at one
+//     access after its first, each with probability 1 / (accesses per operation so far - 1)
+//     until one is taken (so about two operations in three of those drawn pause inside, early
+//     accesses more often than late ones): a window between two reads or after a partial update;
 //   - a paused thread waits until the others have completed G *updating* operations (that
-//     stored, exchanged, compare-exchanged or fetch-modified shared memory; locking alone does
-//     not count), G = 1, 2, 3, 4 with probability 1/2, 1/4, 1/8, 1/8, and at most 4 decisions
-//     per awaited operation and average access, so that a thread waiting for it in a loop without
-//     a spin hint cannot turn the pause into a livelock;
+//     stored, exchanged, compare-exchanged or fetch-modified shared memory; a failed
+//     compare-exchange counts too, the kind of an access cannot tell; locking alone does not), G =
+//     1, 2, 3, 4 with probability 1/2, 1/4, 1/8, 1/8, and at most 4 decisions per awaited operation
+//     and average access, so that a thread waiting for it in a loop without a spin hint cannot turn
+//     the pause into a livelock;
 //   - the other threads run as a random walk; a thread at a spin/yield hint lets the others go;
 //   - when everyone who can run is paused (the others wait for the paused one, block on its lock
 //     or spin), one of them, drawn at random, resumes: resuming the first paused gives read A,
@@ -74,6 +76,7 @@ class WindowScheduler final : public Scheduler {
     // Updating operations of the others still to complete before it resumes; 0: not paused.
     std::uint32_t waiting = 0;
     std::uint64_t resume_at = 0;  // the decision at which a pause ends at the latest
+    bool blocked = false;         // its pending access is a lock or wait it blocked on
   };
 
   void draw_windows(ThreadState& state);

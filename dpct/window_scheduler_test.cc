@@ -116,8 +116,46 @@ TEST(WindowSchedulerTest, FindsTheDepthOneTwoThreeBugs) {
   }
 }
 
-// A thread at a spin/yield hint lets the others run; one that waits for a paused thread wakes it
-// (or the pause ends by its step bound), so spinning never turns into a livelock.
+// A thread that waits for a paused one in a loop without a spin hint (so nothing tells the
+// scheduler it waits): the pause ends by its step bound, and the run completes.
+class SpinWithoutHint final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& call) override {
+    if (call.method == "wait") {
+      while (flag_.load() == 0) {
+      }
+      return {};
+    }
+    const int seen = other_.load();  // a load, then the act: set's act window
+    flag_.store(seen + 1);
+    return {};
+  }
+
+ private:
+  Atomic<int> flag_{0};
+  Atomic<int> other_{0};
+};
+
+TEST(WindowSchedulerTest, APauseEndsWhenTheOtherThreadSpinsWithoutAHint) {
+  Workload w;
+  w.threads = {{Call{"wait", {}}}, {Call{"set", {}}}};
+  Executor executor;
+  ExecutionOptions options;
+  options.max_steps = 10'000;  // far above the pause's bound: reaching it is a livelock
+  WindowScheduler window(0);
+  std::uint64_t paused_runs = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    window.reseed(seed);
+    const dpct::Run run =
+        executor.execute(fixtures::factory_of<SpinWithoutHint>(), w, window, options);
+    EXPECT_EQ(run.outcome, RunOutcome::kOk) << "seed " << seed;
+    paused_runs += window.pauses() > 0;
+  }
+  EXPECT_GT(paused_runs, 20u);  // set was paused in its window while wait spun
+}
+
+// A thread at a spin/yield hint lets the others run (the scripted view gives every access its
+// own operation, so nothing pauses here).
 TEST(WindowSchedulerTest, SpinningThreadWaitsForTheOthers) {
   int x = 0;
   Workload w;

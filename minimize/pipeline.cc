@@ -290,12 +290,12 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
   const std::optional<detect::SchedulerKind> kind = detect::parse_scheduler_kind(options.scheduler);
   if (!kind) {
     throw std::invalid_argument("unknown scheduler '" + options.scheduler +
-                                "' (random, pct, dpct, pos, surw, portfolio)");
+                                "' (random, pct, dpct, pos, surw, window, portfolio)");
   }
   if (*kind == detect::SchedulerKind::kNative) {
     throw std::invalid_argument(
         "the native scheduler has no schedule to minimize from: use random, pct, dpct, pos, "
-        "surw or portfolio");
+        "surw, window or portfolio");
   }
   detect::DriverOptions driver;
   driver.threads = options.threads;

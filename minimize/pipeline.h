@@ -121,14 +121,14 @@ struct CheckOptions {
   double seconds = 0;              // and at most this long (0: no time limit)
   std::size_t threads = 2;         // per history
   std::size_t ops = 3;             // operations per thread
-  std::string scheduler = "dpct";  // random, pct, dpct, pos, surw, portfolio (not native)
+  std::string scheduler = "dpct";  // random, pct, dpct, pos, surw, window, portfolio (not native)
   // What runs are checked against: "model" (the target's sequential model) or "serial" (its own
   // serial runs, Line-Up: no model needed, and calls that block forever where no serial order
   // blocks are caught; targets/serial_spec.h).
   std::string spec = "model";
-  std::uint64_t seed = 1;          // history i uses seed + i
-  unsigned jobs = 1;               // detection worker threads (results do not depend on it)
-  double minimize_seconds = 60;    // budget of the minimization
+  std::uint64_t seed = 1;        // history i uses seed + i
+  unsigned jobs = 1;             // detection worker threads (results do not depend on it)
+  double minimize_seconds = 60;  // budget of the minimization
   // Where the files of a failure go: testcase.json, the failing run and <target>_repro_test.cc.
   // Empty: no files.
   std::string output_dir;

@@ -396,6 +396,17 @@ int main(int argc, char** argv) {
       "Localization: H_p(b) + OpOrder ms / whole minimization ms (with the enumeration proving\n"
       "minimality), against the paper's localization time cost.\n",
       settings.write_bias);
+  if (settings.histories > 0 || settings.seed != 1 || settings.epoch != 2 || settings.depth != 3 ||
+      settings.d_scheduler || !settings.minimize) {
+    std::printf(
+        "Experiment settings: histories %s, seed %llu, D/H epoch %llu and depth %u, D/H scheduler "
+        "%s%s.\n",
+        settings.histories > 0 ? std::to_string(settings.histories).c_str() : "per row",
+        static_cast<unsigned long long>(settings.seed),
+        static_cast<unsigned long long>(settings.epoch), settings.depth,
+        settings.d_scheduler ? detect::scheduler_kind_name(*settings.d_scheduler) : "dpct",
+        settings.minimize ? "" : ", no minimization");
+  }
   if (settings.max_key >= 0) {
     std::printf("Set keys in 0..%lld (the paper: 0..99).\n\n",
                 static_cast<long long>(settings.max_key));

@@ -41,8 +41,8 @@ const HeldOut kObjects[] = {
      .minimize_seconds = 3},
     {.target = "versioned_register_wide", .buggy = false, .ops = 5},
     {.target = "striped_set_rechecked", .buggy = false},
-    // The second held-out set, written after the window scheduler: checked under the default
-    // scheduler (the portfolio), with no written model.
+    // The second held-out set, written after the window scheduler: checked under the portfolio
+    // (the command line's default; Options' default is dpct), with no written model.
     {.target = "max_register_buggy", .scheduler = "portfolio"},
     {.target = "bank_buggy", .scheduler = "portfolio"},
     {.target = "counted_stack_buggy", .scheduler = "portfolio"},
