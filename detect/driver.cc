@@ -553,9 +553,7 @@ const char* scheduler_kind_name(SchedulerKind kind) {
 }
 
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
-  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
-                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw,
-                             SchedulerKind::kPortfolio, SchedulerKind::kWindow}) {
+  for (SchedulerKind kind : kSchedulerKinds) {
     if (name == scheduler_kind_name(kind)) return kind;
   }
   return std::nullopt;

@@ -83,7 +83,12 @@ enum class SchedulerKind : std::uint8_t {
   kPortfolio,
   kWindow
 };
-// "native", "random", "pct", "dpct", "pos", "surw", "portfolio", "window"
+// Every kind, in the order the command line lists them.
+inline constexpr std::array<SchedulerKind, 8> kSchedulerKinds = {
+    SchedulerKind::kNative, SchedulerKind::kRandom,   SchedulerKind::kPct,
+    SchedulerKind::kDpct,   SchedulerKind::kPos,      SchedulerKind::kSurw,
+    SchedulerKind::kWindow, SchedulerKind::kPortfolio};
+// "native", "random", "pct", "dpct", "pos", "surw", "window", "portfolio"
 const char* scheduler_kind_name(SchedulerKind kind);
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
 

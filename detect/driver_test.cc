@@ -321,11 +321,12 @@ TEST(DriverTest, RejectsOptionsThatCannotWork) {
   options.heuristic = true;
   EXPECT_THROW(run_detection(target, options), std::invalid_argument);
   EXPECT_EQ(parse_scheduler_kind("dpct"), SchedulerKind::kDpct);
-  for (SchedulerKind kind : {SchedulerKind::kNative, SchedulerKind::kRandom, SchedulerKind::kPct,
-                             SchedulerKind::kDpct, SchedulerKind::kPos, SchedulerKind::kSurw,
-                             SchedulerKind::kPortfolio, SchedulerKind::kWindow}) {
+  std::set<std::string> names;
+  for (SchedulerKind kind : kSchedulerKinds) {
     EXPECT_EQ(parse_scheduler_kind(scheduler_kind_name(kind)), kind);
+    names.insert(scheduler_kind_name(kind));
   }
+  EXPECT_EQ(names.size(), kSchedulerKinds.size());  // every kind listed once, with its own name
   EXPECT_FALSE(parse_scheduler_kind("fast").has_value());
   for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
     EXPECT_EQ(parse_shape_mix(shape_mix_name(mix)), mix);

@@ -1,7 +1,9 @@
 #include "tool/detection_options.h"
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,16 @@
 #include "tool/commands.h"
 
 namespace linfault::tool {
+
+namespace {
+std::vector<std::string> scheduler_names() {
+  std::vector<std::string> names;
+  for (detect::SchedulerKind kind : detect::kSchedulerKinds) {
+    names.emplace_back(detect::scheduler_kind_name(kind));
+  }
+  return names;
+}
+}  // namespace
 
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required) {
   CLI::Option* target =
@@ -44,8 +56,7 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
          "each history runs one of random, dpct, pos and window, drawn by shares that shift, "
          "every 64 histories, towards the ones that find violations on this target")
       ->capture_default_str()
-      ->check(
-          CLI::IsMember({"native", "random", "pct", "dpct", "pos", "surw", "window", "portfolio"}));
+      ->check(CLI::IsMember(scheduler_names()));
   app.add_option("--shapes", args.shapes,
                  "Random workloads: even: N threads of M operations; uneven: one thread of one "
                  "operation against N-1 threads of M operations, a method that only reads "
