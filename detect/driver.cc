@@ -1,6 +1,7 @@
 #include "detect/driver.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -450,10 +451,22 @@ void validate(const targets::Target& target, const DriverOptions& options) {
 // What one worker thread keeps between its histories.
 struct Worker {
   explicit Worker(const targets::Target& target) : quick(target.model) {}
+
+  // The scheduler of `kind` made once and reseeded per history (Scheduler::reseed makes a run a
+  // function of its seed alone), instead of one built, with its buffers, per history.
+  dpct::Scheduler& scheduler(SchedulerKind kind, const Plan& plan, const DriverOptions& options,
+                             const targets::Target& target, std::uint64_t seed) {
+    std::unique_ptr<dpct::Scheduler>& slot = schedulers[static_cast<std::size_t>(kind)];
+    if (!slot) slot = make_scheduler(kind, plan, options, target, seed);
+    slot->reseed(seed);
+    return *slot;
+  }
+
   dpct::Executor executor;
   // Small histories are shown linearizable here without the full checker, which still decides
   // every other one (so the verdict is always the full checker's: detect/quick_check.h).
   QuickChecker quick;
+  std::array<std::unique_ptr<dpct::Scheduler>, kSchedulerKinds.size()> schedulers;
 };
 
 // `kind`: plan.kind, or the portfolio member that runs this history.
@@ -467,15 +480,17 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   // histories are linearizable, and the name would be built and copied for nothing.
   auto origin = [&] { return target.name + "-" + std::to_string(seed); };
   dpct::Run run;
+  dpct::Scheduler* scheduler = nullptr;  // none for a native run
   if (kind == SchedulerKind::kNative) {
     dpct::NativeOptions native;
     native.origin = origin();
     if (options.native_noise) native.noise = dpct::draw_noise_plan(seed);
     run = dpct::run_native(target.factory, workload, native);
   } else {
-    auto scheduler = make_scheduler(kind, plan, options, target, derive(seed, kSchedulerSalt));
+    scheduler = &worker.scheduler(kind, plan, options, target, derive(seed, kSchedulerSalt));
     dpct::ExecutionOptions execution;
     execution.max_steps = options.max_steps;
+    execution.describe_schedule = false;  // described below for the runs that are kept
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
   Verdict verdict;
@@ -517,6 +532,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
             ? plan.description + "; this history: " + scheduler_kind_name(kind)
             : plan.description;
     saved.workload = workload;
+    if (scheduler != nullptr) scheduler->end(run.schedule);
     saved.schedule = std::move(run.schedule);
     saved.outcome = run.outcome;
     saved.message = run.message;

@@ -211,6 +211,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
   std::uint64_t steps_ = 0;
+  std::size_t decisions_hint_ = 0;  // decisions of the previous run (execute reserves room)
   std::size_t running_ = 0;
   std::size_t previous_ = 0;
   bool priming_ = false;
@@ -777,6 +778,11 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   scheduler_ = &scheduler;
   run_ = &run;
   builder_.emplace(options.origin);
+  // Room for about as many decisions as the previous run of this executor took: the runs of a
+  // campaign are alike, and growing the vectors decision by decision costs more than the run.
+  const std::size_t expected_decisions = decisions_hint_ + decisions_hint_ / 4;
+  run.schedule.decisions.reserve(expected_decisions);
+  if (options.record_points) run.schedule.points.reserve(expected_decisions);
   if (options.record_history) {
     std::size_t calls = workload.setup.size() + workload.reveal.size();
     for (const auto& thread : workload.threads) calls += thread.size();
@@ -807,7 +813,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   }
   object_.reset();  // natively: its destructor may walk its shared structure
   if (error_) std::rethrow_exception(error_);
-  scheduler.end(run.schedule);
+  if (options.describe_schedule) scheduler.end(run.schedule);
+  decisions_hint_ = run.schedule.decisions.size();
   run.steps = steps_;
   if (options.record_history) run.history = std::move(*builder_).build();
   return run;

@@ -96,6 +96,11 @@ struct ExecutionOptions {
   // is stopped as a livelock.
   std::uint64_t max_steps = 1'000'000;
   std::string origin = "dpct";  // History::origin()
+  // Have the scheduler write its name and parameters into Run::schedule (Scheduler::end). A
+  // caller that keeps few of its runs turns it off and calls scheduler.end(run.schedule) itself
+  // for those it keeps, before the scheduler's next begin(): formatting the parameters of every
+  // run costs about a twentieth of a small run.
+  bool describe_schedule = true;
 };
 
 // One executed access (ExecutionOptions::record_trace), in execution order.

@@ -24,8 +24,11 @@
 //
 // Lifecycle: begin() before each execution, choose() at each point, end() once the execution
 // is over (also after a deadlock, livelock or crash), where the scheduler writes its name and
-// parameters into the recorded schedule. reseed() makes the next executions a pure function of
-// the seed (run_many uses it to run seed after seed on one scheduler object).
+// parameters into the recorded schedule (with ExecutionOptions::describe_schedule off, the caller
+// calls end() itself, if at all, after the execution and before the next begin(); only for
+// schedulers whose end() just describes the run, not the exhaustive explorer's). reseed() makes the
+// next executions a pure function of the seed (run_many and detect's workers use it to run seed
+// after seed on one scheduler object).
 //
 // Exceptions thrown by choose() or end() abort the execution and propagate out of
 // Executor::execute (the replay scheduler reports divergence this way).
@@ -72,7 +75,7 @@ struct SchedulingPoint {
 struct PendingStep {
   // The access the thread performs when it is next scheduled: the one it waits at (at kStart,
   // after a preemption) or the lock or wait it is blocked on. nullptr once it has finished its
-  // calls; a thread a crash or livelock cut short keeps its last access (in end() too).
+  // calls; a thread a crash or livelock cut short keeps its last access.
   const Access* access = nullptr;
   std::size_t op_index = 0;  // its operation (index in its call list)
   // Scheduling points that operation passed before: 0 means the access starts the operation, so
@@ -80,7 +83,8 @@ struct PendingStep {
   std::uint32_t op_step = 0;
 };
 
-// Read access to the threads of the execution in progress. Valid from begin() to end().
+// Read access to the threads of the execution in progress. Valid from begin() until the execution
+// is over.
 class RunView {
  public:
   virtual PendingStep pending(ThreadId thread) const = 0;

@@ -141,8 +141,8 @@ void HistoryBuilder::reserve(std::size_t operations, std::size_t events) {
 
 OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
                                std::optional<Value> key) {
-  if (auto open = open_.find(process); open != open_.end()) {
-    const Operation& o = history_.ops_[open->second];
+  if (const OpIndex* open = open_.find(process)) {
+    const Operation& o = history_.ops_[*open];
     fail(line,
          "process " + std::to_string(process) + " invokes " + call.to_string() +
              " while its call " + o.call.to_string() +
@@ -159,18 +159,18 @@ OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
   op.source.call_line = line;
   history_.ops_.push_back(std::move(op));
   history_.events_.push_back({Event::Kind::kCall, index});
-  open_[process] = index;
+  open_.insert(process, index);
   return index;
 }
 
 OpIndex HistoryBuilder::respond(ProcessId process, Outcome outcome, Value result,
                                 std::uint32_t line) {
-  auto open = open_.find(process);
-  if (open == open_.end()) {
+  const OpIndex* open = open_.find(process);
+  if (open == nullptr) {
     fail(line, "response for process " + std::to_string(process) + " which has no open call");
   }
-  const OpIndex index = open->second;
-  open_.erase(open);
+  const OpIndex index = *open;
+  open_.erase(process);
   Operation& op = history_.ops_[index];
   op.outcome = outcome;
   op.result = std::move(result);
@@ -188,9 +188,50 @@ OpIndex HistoryBuilder::call(ProcessId process, Call call, Value result) {
 }
 
 std::optional<OpIndex> HistoryBuilder::open_call(ProcessId process) const {
-  auto it = open_.find(process);
-  if (it == open_.end()) return std::nullopt;
-  return it->second;
+  const OpIndex* open = open_.find(process);
+  if (open == nullptr) return std::nullopt;
+  return *open;
+}
+
+const OpIndex* HistoryBuilder::OpenCalls::find(ProcessId process) const {
+  if (!map_.empty()) {
+    const auto it = map_.find(process);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  for (std::size_t i = 0; i < inline_size_; ++i) {
+    if (inline_[i].first == process) return &inline_[i].second;
+  }
+  return nullptr;
+}
+
+void HistoryBuilder::OpenCalls::insert(ProcessId process, OpIndex index) {
+  if (map_.empty() && inline_size_ < kInline) {
+    inline_[inline_size_++] = {process, index};
+    return;
+  }
+  if (map_.empty()) {
+    map_.insert(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(inline_size_));
+    inline_size_ = 0;
+  }
+  map_.emplace(process, index);
+}
+
+void HistoryBuilder::OpenCalls::erase(ProcessId process) {
+  if (!map_.empty()) {
+    map_.erase(process);
+    return;
+  }
+  for (std::size_t i = 0; i < inline_size_; ++i) {
+    if (inline_[i].first == process) {
+      inline_[i] = inline_[--inline_size_];
+      return;
+    }
+  }
+}
+
+void HistoryBuilder::OpenCalls::clear() {
+  inline_size_ = 0;
+  map_.clear();
 }
 
 History HistoryBuilder::build() && {

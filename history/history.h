@@ -30,11 +30,13 @@
 #ifndef LINFAULT_HISTORY_HISTORY_H_
 #define LINFAULT_HISTORY_HISTORY_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "history/value.h"
@@ -159,7 +161,7 @@ class HistoryBuilder {
   // Appends a complete call and response in one go (sequential programs, tests).
   OpIndex call(ProcessId process, Call call, Value result);
 
-  bool has_open_call(ProcessId process) const { return open_.count(process) != 0; }
+  bool has_open_call(ProcessId process) const { return open_.find(process) != nullptr; }
   // The open call of `process`, if any.
   std::optional<OpIndex> open_call(ProcessId process) const;
 
@@ -169,9 +171,26 @@ class HistoryBuilder {
  private:
   [[noreturn]] void fail(std::uint32_t line, const std::string& problem) const;
 
+  // The open call of each process. Histories have a few processes with a call open at once
+  // (a controlled run's threads, a test's clients): they are searched in a small array without
+  // allocating; past kInline at once the table moves to a hash map until they are all closed.
+  class OpenCalls {
+   public:
+    const OpIndex* find(ProcessId process) const;
+    void insert(ProcessId process, OpIndex index);  // `process` has no open call
+    void erase(ProcessId process);                  // `process` has an open call
+    void clear();
+
+   private:
+    static constexpr std::size_t kInline = 16;
+    std::array<std::pair<ProcessId, OpIndex>, kInline> inline_{};
+    std::size_t inline_size_ = 0;
+    std::unordered_map<ProcessId, OpIndex> map_;  // in use while it is not empty
+  };
+
   std::string origin_;
   History history_;
-  std::unordered_map<ProcessId, OpIndex> open_;
+  OpenCalls open_;
 };
 
 }  // namespace linfault::history

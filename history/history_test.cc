@@ -93,6 +93,37 @@ TEST(HistoryTest, BuilderRejectsIllFormedSequencesWithTheLine) {
   EXPECT_THROW(builder.respond(5, Outcome::kOk, Value(), 10), InputError);
 }
 
+// The open-call table keeps a few processes in an array and many in a hash map: both, and the
+// moves between them, must pair each response with its own process's call.
+TEST(HistoryTest, BuilderPairsResponsesWithManyProcessesOpen) {
+  constexpr ProcessId kProcesses = 40;  // more than the table's array holds
+  HistoryBuilder builder("many");
+  for (int round = 0; round < 2; ++round) {
+    for (ProcessId p = 0; p < kProcesses; ++p) builder.invoke(p * 7, Call{"read", {Value(p)}});
+    for (ProcessId p = 0; p < kProcesses; ++p) EXPECT_TRUE(builder.has_open_call(p * 7));
+    EXPECT_FALSE(builder.has_open_call(3));
+    EXPECT_THROW(builder.invoke(5 * 7, Call{"read", {}}), InputError);
+    // Close them in an order unlike the opening one, then all again with the array in use.
+    for (ProcessId p = kProcesses; p-- > 0;) {
+      const OpIndex index = builder.respond(p * 7, Outcome::kOk, Value(p));
+      EXPECT_FALSE(builder.has_open_call(p * 7));
+      ASSERT_EQ(index, static_cast<OpIndex>(round * kProcesses + p));
+    }
+    EXPECT_THROW(builder.respond(0, Outcome::kOk, Value()), InputError);
+  }
+  builder.invoke(1, Call{"read", {}});
+  builder.invoke(2, Call{"read", {}});
+  builder.respond(1, Outcome::kOk, Value(1));
+  EXPECT_EQ(builder.open_call(2), std::optional<OpIndex>(2 * kProcesses + 1));
+  const History h = std::move(builder).build();
+  ASSERT_EQ(h.size(), static_cast<std::size_t>(2 * kProcesses + 2));
+  for (OpIndex i = 0; i < 2 * kProcesses; ++i) {
+    const ProcessId p = i % kProcesses;
+    EXPECT_EQ(h.op(i).process, p * 7);
+    EXPECT_EQ(h.op(i).result, Value(p)) << h.op(i).to_string();  // its own call's argument
+  }
+  EXPECT_EQ(h.op(static_cast<OpIndex>(2 * kProcesses + 1)).outcome, Outcome::kPending);
+}
 TEST(HistoryTest, PrefixTurnsCutResponsesIntoPending) {
   const History h = overlapping_pair();
   const History p = h.prefix(3);  // push call, pop call, push return

@@ -672,6 +672,7 @@ dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
     const std::span<const unsigned> weights =
         t < shape.thread_weights.size() ? std::span<const unsigned>(shape.thread_weights[t])
                                         : std::span<const unsigned>();
+    workload.threads[t].reserve(calls);
     for (std::size_t i = 0; i < calls; ++i) {
       workload.threads[t].push_back(random_call(target, source, weights));
     }
