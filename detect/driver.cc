@@ -436,14 +436,13 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
   if (options.scheduler == SchedulerKind::kNative) {
     if (options.heuristic) {
-      reject(
-          "--heuristic shapes controlled runs; use it with --scheduler random, pct, dpct, pos, "
-          "surw or window");
+      reject("--heuristic shapes controlled runs; use it with --scheduler " +
+             controlled_scheduler_names(false));
     }
     if (target.may_livelock) {
       reject("target " + target.name +
-             " may livelock, which native threads cannot stop; use a controlled scheduler "
-             "(random, pct, dpct, pos, surw or window)");
+             " may livelock, which native threads cannot stop; use a controlled scheduler (" +
+             controlled_scheduler_names(false) + ")");
     }
   }
 }
@@ -573,6 +572,22 @@ std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
     if (name == scheduler_kind_name(kind)) return kind;
   }
   return std::nullopt;
+}
+
+std::string controlled_scheduler_names(bool with_portfolio) {
+  std::vector<std::string_view> names;
+  for (SchedulerKind kind : kSchedulerKinds) {
+    if (kind == SchedulerKind::kNative || (kind == SchedulerKind::kPortfolio && !with_portfolio)) {
+      continue;
+    }
+    names.emplace_back(scheduler_kind_name(kind));
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
 }
 
 const char* shape_mix_name(ShapeMix mix) {

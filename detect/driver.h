@@ -91,6 +91,9 @@ inline constexpr std::array<SchedulerKind, 8> kSchedulerKinds = {
 // "native", "random", "pct", "dpct", "pos", "surw", "window", "portfolio"
 const char* scheduler_kind_name(SchedulerKind kind);
 std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name);
+// The names of kSchedulerKinds but native, and but the portfolio too unless `with_portfolio`,
+// as "random, pct, ... or window" for messages that list the choices.
+std::string controlled_scheduler_names(bool with_portfolio);
 
 // The shapes of random workloads (DriverOptions::shapes).
 //   even    every thread runs M operations drawn uniformly (the CGVT paper's histories);

@@ -328,6 +328,16 @@ TEST(DriverTest, RejectsOptionsThatCannotWork) {
   }
   EXPECT_EQ(names.size(), kSchedulerKinds.size());  // every kind listed once, with its own name
   EXPECT_FALSE(parse_scheduler_kind("fast").has_value());
+  EXPECT_EQ(controlled_scheduler_names(false), "random, pct, dpct, pos, surw or window");
+  EXPECT_EQ(controlled_scheduler_names(true), "random, pct, dpct, pos, surw, window or portfolio");
+  try {
+    run_detection(target, options);  // still native with --heuristic
+    ADD_FAILURE() << "native with --heuristic was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--scheduler random, pct, dpct, pos, surw or window"),
+              std::string::npos)
+        << e.what();
+  }
   for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
     EXPECT_EQ(parse_shape_mix(shape_mix_name(mix)), mix);
   }

@@ -289,13 +289,12 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
   const targets::Target& target = serial ? *serial : given;
   const std::optional<detect::SchedulerKind> kind = detect::parse_scheduler_kind(options.scheduler);
   if (!kind) {
-    throw std::invalid_argument("unknown scheduler '" + options.scheduler +
-                                "' (random, pct, dpct, pos, surw, window, portfolio)");
+    throw std::invalid_argument("unknown scheduler '" + options.scheduler + "' (" +
+                                detect::controlled_scheduler_names(true) + ")");
   }
   if (*kind == detect::SchedulerKind::kNative) {
-    throw std::invalid_argument(
-        "the native scheduler has no schedule to minimize from: use random, pct, dpct, pos, "
-        "surw, window or portfolio");
+    throw std::invalid_argument("the native scheduler has no schedule to minimize from: use " +
+                                detect::controlled_scheduler_names(true));
   }
   detect::DriverOptions driver;
   driver.threads = options.threads;
