@@ -75,29 +75,9 @@ TEST(PosSchedulerTest, RedrawsOnlyTheRacingThreads) {
 }
 
 TEST(PosSchedulerTest, RunIsAPureFunctionOfTheSeedAndEveryChoiceIsEnabled) {
-  Workload stack;
-  stack.threads = {{Call{"push", {1}}, Call{"pop", {}}, Call{"push", {2}}},
-                   {Call{"pop", {}}, Call{"push", {3}}, Call{"pop", {}}},
-                   {Call{"push", {4}}, Call{"push", {5}}}};
-  Workload counter;
-  counter.threads = {{Call{"inc", {}}, Call{"get", {}}}, {Call{"inc", {}}, Call{"inc", {}}}};
-  Executor executor;
   PosScheduler pos(0);
-  std::set<std::string> distinct;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    pos.reseed(seed);
-    // The executor throws if a choice is not enabled; the locked counter blocks threads.
-    dpct::Run a = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, pos);
-    dpct::Run b = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, pos);
-    EXPECT_EQ(a.schedule.to_text(), b.schedule.to_text());
-    EXPECT_EQ(fixtures::render(a.history), fixtures::render(b.history));
-    EXPECT_EQ(a.schedule.to_text().rfind("pos seed=" + std::to_string(seed) + " n=3 |", 0), 0u)
-        << a.schedule.to_text();
-    distinct.insert(a.schedule.to_text());
-    dpct::Run c = executor.execute(fixtures::factory_of<fixtures::LockedCounter>(), counter, pos);
-    EXPECT_EQ(c.outcome, RunOutcome::kOk);
-  }
-  EXPECT_GT(distinct.size(), 20u);  // seeds lead to different schedules
+  testing::expect_runs_are_functions_of_the_seed(
+      pos, [](std::uint64_t seed) { return "pos seed=" + std::to_string(seed) + " n=3 |"; });
 }
 
 // The classic PCT examples (padding 2): POS exposes each bug in at least 1% of 2000 runs, i.e.

@@ -1,5 +1,6 @@
-// Test-only helpers shared by the scheduler tests (pos_scheduler_test.cc, surw_scheduler_test.cc):
-// the classic bug objects of dpct/test_objects.h as runnable cases, and a hand-driven RunView.
+// Test-only helpers shared by the scheduler tests (pos_, surw_ and window_scheduler_test.cc): the
+// classic bug objects of dpct/test_objects.h as runnable cases, the determinism check every
+// randomized scheduler passes, and a hand-driven RunView.
 //
 // Contract: BugCase::workload runs one operation per thread; bug_showed() tells whether any
 // operation reported the bug. ScriptedView::pending() returns each thread's next scripted access.
@@ -9,10 +10,16 @@
 #ifndef LINFAULT_DPCT_SCHEDULER_TEST_CASES_H_
 #define LINFAULT_DPCT_SCHEDULER_TEST_CASES_H_
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "dpct/executor.h"
+#include "dpct/schedule.h"
 #include "dpct/scheduler.h"
 #include "dpct/test_objects.h"
 
@@ -59,6 +66,41 @@ inline std::uint64_t bug_hits(Scheduler& scheduler, unsigned depth, std::uint64_
     hits += bug_showed(executor.execute(c.factory, c.workload, scheduler, options).history);
   }
   return hits;
+}
+
+// The contract of reseed() (dpct/scheduler.h) for a randomized scheduler: for seeds 1..40, two
+// runs of a three-thread stack workload give the same schedule and history, and the schedule's
+// text starts with `expected_prefix(seed)`; every choice is enabled (the executor throws
+// otherwise), also on a counter whose lock blocks threads; and the seeds give more than 20
+// distinct schedules. `after_first_run`, if set, sees the scheduler after each seed's first run.
+inline void expect_runs_are_functions_of_the_seed(
+    Scheduler& scheduler, const std::function<std::string(std::uint64_t)>& expected_prefix,
+    const std::function<void()>& after_first_run = nullptr) {
+  using history::Call;
+  Workload stack;
+  stack.threads = {{Call{"push", {1}}, Call{"pop", {}}, Call{"push", {2}}},
+                   {Call{"pop", {}}, Call{"push", {3}}, Call{"pop", {}}},
+                   {Call{"push", {4}}, Call{"push", {5}}}};
+  Workload counter;
+  counter.threads = {{Call{"inc", {}}, Call{"get", {}}}, {Call{"inc", {}}, Call{"inc", {}}}};
+  Executor executor;
+  std::set<std::string> distinct;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    scheduler.reseed(seed);
+    const Run a =
+        executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, scheduler);
+    if (after_first_run) after_first_run();
+    const Run b =
+        executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, scheduler);
+    EXPECT_EQ(a.schedule.to_text(), b.schedule.to_text());
+    EXPECT_EQ(fixtures::render(a.history), fixtures::render(b.history));
+    EXPECT_EQ(a.schedule.to_text().rfind(expected_prefix(seed), 0), 0u) << a.schedule.to_text();
+    distinct.insert(a.schedule.to_text());
+    const Run c =
+        executor.execute(fixtures::factory_of<fixtures::LockedCounter>(), counter, scheduler);
+    EXPECT_EQ(c.outcome, RunOutcome::kOk) << "seed " << seed;
+  }
+  EXPECT_GT(distinct.size(), 20u);  // seeds lead to different schedules
 }
 
 // Each thread performs its scripted accesses in order; advance(t) marks t's next one done.

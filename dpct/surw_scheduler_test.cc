@@ -136,30 +136,10 @@ TEST(SurwSchedulerTest, RevisesAnEstimateThatRunsOut) {
 }
 
 TEST(SurwSchedulerTest, RunIsAPureFunctionOfTheSeedAndEveryChoiceIsEnabled) {
-  Workload stack;
-  stack.threads = {{Call{"push", {1}}, Call{"pop", {}}, Call{"push", {2}}},
-                   {Call{"pop", {}}, Call{"push", {3}}, Call{"pop", {}}},
-                   {Call{"push", {4}}, Call{"push", {5}}}};
-  Workload counter;
-  counter.threads = {{Call{"inc", {}}, Call{"get", {}}}, {Call{"inc", {}}, Call{"inc", {}}}};
-  Executor executor;
   SurwScheduler surw(SurwOptions{});
-  std::set<std::string> distinct;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    surw.reseed(seed);
-    dpct::Run a = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, surw);
-    dpct::Run b = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, surw);
-    EXPECT_EQ(a.schedule.to_text(), b.schedule.to_text());
-    EXPECT_EQ(fixtures::render(a.history), fixtures::render(b.history));
-    EXPECT_EQ(
-        a.schedule.to_text().rfind("surw seed=" + std::to_string(seed) + " n=3 est=24,24,16", 0),
-        0u)
-        << a.schedule.to_text();
-    distinct.insert(a.schedule.to_text());
-    dpct::Run c = executor.execute(fixtures::factory_of<fixtures::LockedCounter>(), counter, surw);
-    EXPECT_EQ(c.outcome, RunOutcome::kOk);
-  }
-  EXPECT_GT(distinct.size(), 20u);
+  testing::expect_runs_are_functions_of_the_seed(surw, [](std::uint64_t seed) {
+    return "surw seed=" + std::to_string(seed) + " n=3 est=24,24,16";
+  });
 }
 
 // As for POS: at least 1% of 2000 runs expose each bug. Measured with seeds 1..2000: depth 1

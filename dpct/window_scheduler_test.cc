@@ -59,33 +59,12 @@ std::uint64_t stale_acts(Scheduler& scheduler, std::uint64_t runs) {
 }
 
 TEST(WindowSchedulerTest, RunIsAPureFunctionOfTheSeedAndEveryChoiceIsEnabled) {
-  Workload stack;
-  stack.threads = {{Call{"push", {1}}, Call{"pop", {}}, Call{"push", {2}}},
-                   {Call{"pop", {}}, Call{"push", {3}}, Call{"pop", {}}},
-                   {Call{"push", {4}}, Call{"push", {5}}}};
-  Workload counter;
-  counter.threads = {{Call{"inc", {}}, Call{"get", {}}}, {Call{"inc", {}}, Call{"inc", {}}}};
-  Executor executor;
   WindowScheduler window(0);
-  std::set<std::string> distinct;
   std::uint64_t pauses = 0;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    window.reseed(seed);
-    // The executor throws if a choice is not enabled; the locked counter blocks threads.
-    dpct::Run a = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, window);
-    pauses += window.pauses();
-    dpct::Run b = executor.execute(fixtures::factory_of<fixtures::TreiberStack>(), stack, window);
-    EXPECT_EQ(a.schedule.to_text(), b.schedule.to_text());
-    EXPECT_EQ(fixtures::render(a.history), fixtures::render(b.history));
-    EXPECT_EQ(a.schedule.to_text().rfind("window seed=" + std::to_string(seed) + " n=3 ", 0), 0u)
-        << a.schedule.to_text();
-    distinct.insert(a.schedule.to_text());
-    dpct::Run c =
-        executor.execute(fixtures::factory_of<fixtures::LockedCounter>(), counter, window);
-    EXPECT_EQ(c.outcome, RunOutcome::kOk);
-  }
-  EXPECT_GT(distinct.size(), 20u);  // seeds lead to different schedules
-  EXPECT_GT(pauses, 40u);           // and the windows are used
+  testing::expect_runs_are_functions_of_the_seed(
+      window, [](std::uint64_t seed) { return "window seed=" + std::to_string(seed) + " n=3 "; },
+      [&] { pauses += window.pauses(); });
+  EXPECT_GT(pauses, 40u);  // the windows are used
 }
 
 // The point of the scheduler: a thread paused in its window stays away until the other thread
