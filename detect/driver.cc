@@ -467,6 +467,13 @@ struct Worker {
   QuickChecker quick;
   std::array<std::unique_ptr<dpct::Scheduler>, kSchedulerKinds.size()> schedulers;
 };
+// Worker::schedulers is indexed by the kind's value.
+static_assert([] {
+  for (SchedulerKind kind : kSchedulerKinds) {
+    if (static_cast<std::size_t>(kind) >= kSchedulerKinds.size()) return false;
+  }
+  return true;
+}());
 
 // `kind`: plan.kind, or the portfolio member that runs this history.
 HistoryResult run_history(Worker& worker, const targets::Target& target,

@@ -12,9 +12,10 @@
 //   random  a random walk over interleavings (dpct/random_scheduler.h);
 //   pct     PCT with depth d and a fixed k: DriverOptions::steps, or (0) the largest number of
 //           decisions seen in a few pilot runs under the random scheduler;
-//   dpct    PCT whose k comes from a StepEstimator made per run by DriverOptions::step_estimator
-//           (the structure-tree estimator). Without one the driver does not pretend: it runs pct
-//           with the pilot k and says so in DetectionReport::scheduler ("dpct-fallback ...").
+//   dpct    PCT whose k comes from a StepEstimator made by DriverOptions::step_estimator (the
+//           structure-tree estimator), once per worker and reused run after run. Without one the
+//           driver does not pretend: it runs pct with the pilot k and says so in
+//           DetectionReport::scheduler ("dpct-fallback ...").
 //   pos     partial order sampling (dpct/pos_scheduler.h);
 //   surw    selectively uniform random walk (dpct/surw_scheduler.h), each thread weighted by its
 //           remaining events from DriverOptions::step_estimator when set, else a constant per
@@ -116,7 +117,9 @@ std::optional<ShapeMix> parse_shape_mix(std::string_view name);
 // may be missed; the result only weights workload mixes, never a verdict.
 std::vector<bool> methods_that_write(const targets::Target& target, std::uint64_t seed);
 
-// Makes a fresh D-PCT step estimator for one run of `target`.
+// Makes a D-PCT (or SURW) step estimator for the runs of `target`. detect calls it once per
+// worker and scheduler kind and reuses the estimator for every run of that worker, so the
+// estimator must reset its per-run state in estimate() (dpct/step_estimator.h).
 using StepEstimatorFactory =
     std::function<std::unique_ptr<dpct::StepEstimator>(const targets::Target& target)>;
 

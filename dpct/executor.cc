@@ -780,7 +780,10 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   builder_.emplace(options.origin);
   // Room for about as many decisions as the previous run of this executor took: the runs of a
   // campaign are alike, and growing the vectors decision by decision costs more than the run.
-  const std::size_t expected_decisions = decisions_hint_ + decisions_hint_ / 4;
+  // Capped: a livelock runs to the step cap, and a kept run would keep its unused room.
+  constexpr std::size_t kMaxReservedDecisions = 4096;
+  const std::size_t expected_decisions =
+      std::min(decisions_hint_ + decisions_hint_ / 4, kMaxReservedDecisions);
   run.schedule.decisions.reserve(expected_decisions);
   if (options.record_points) run.schedule.points.reserve(expected_decisions);
   if (options.record_history) {

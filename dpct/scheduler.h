@@ -24,14 +24,15 @@
 //
 // Lifecycle: begin() before each execution, choose() at each point, end() once the execution
 // is over (also after a deadlock, livelock or crash), where the scheduler writes its name and
-// parameters into the recorded schedule (with ExecutionOptions::describe_schedule off, the caller
-// calls end() itself, if at all, after the execution and before the next begin(); only for
-// schedulers whose end() just describes the run, not the exhaustive explorer's). reseed() makes the
-// next executions a pure function of the seed (run_many and detect's workers use it to run seed
-// after seed on one scheduler object).
+// parameters into the recorded schedule. With ExecutionOptions::describe_schedule off the executor
+// does not call end(): the caller calls it itself, if at all, after the execution and before the
+// next begin(), and its exceptions reach that caller. That is only for schedulers whose end()
+// just describes the run: not the exhaustive explorer's (bookkeeping) nor a strict replay's (its
+// divergence check). reseed() makes the next executions a pure function of the seed (run_many
+// and detect's workers use it to run seed after seed on one scheduler object).
 //
-// Exceptions thrown by choose() or end() abort the execution and propagate out of
-// Executor::execute (the replay scheduler reports divergence this way).
+// Exceptions thrown by choose(), or by end() when the executor calls it, abort the execution and
+// propagate out of Executor::execute (the replay scheduler reports divergence this way).
 //
 // Thread-safety: a scheduler serves one execution at a time; give each worker its own.
 //
@@ -83,8 +84,8 @@ struct PendingStep {
   std::uint32_t op_step = 0;
 };
 
-// Read access to the threads of the execution in progress. Valid from begin() until the execution
-// is over.
+// Read access to the threads of the execution in progress. Valid from begin() until end()
+// returns when the executor calls end(), until the execution is over otherwise.
 class RunView {
  public:
   virtual PendingStep pending(ThreadId thread) const = 0;

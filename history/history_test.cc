@@ -103,7 +103,8 @@ TEST(HistoryTest, BuilderPairsResponsesWithManyProcessesOpen) {
     for (ProcessId p = 0; p < kProcesses; ++p) EXPECT_TRUE(builder.has_open_call(p * 7));
     EXPECT_FALSE(builder.has_open_call(3));
     EXPECT_THROW(builder.invoke(5 * 7, Call{"read", {}}), InputError);
-    // Close them in an order unlike the opening one, then all again with the array in use.
+    // Close them in an order unlike the opening one; the table goes back to its array, and the
+    // second round spills into the map again.
     for (ProcessId p = kProcesses; p-- > 0;) {
       const OpIndex index = builder.respond(p * 7, Outcome::kOk, Value(p));
       EXPECT_FALSE(builder.has_open_call(p * 7));
@@ -124,6 +125,7 @@ TEST(HistoryTest, BuilderPairsResponsesWithManyProcessesOpen) {
   }
   EXPECT_EQ(h.op(static_cast<OpIndex>(2 * kProcesses + 1)).outcome, Outcome::kPending);
 }
+
 TEST(HistoryTest, PrefixTurnsCutResponsesIntoPending) {
   const History h = overlapping_pair();
   const History p = h.prefix(3);  // push call, pop call, push return
