@@ -165,12 +165,11 @@ OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
 
 OpIndex HistoryBuilder::respond(ProcessId process, Outcome outcome, Value result,
                                 std::uint32_t line) {
-  const OpIndex* open = open_.find(process);
-  if (open == nullptr) {
+  const std::optional<OpIndex> open = open_.take(process);
+  if (!open) {
     fail(line, "response for process " + std::to_string(process) + " which has no open call");
   }
   const OpIndex index = *open;
-  open_.erase(process);
   Operation& op = history_.ops_[index];
   op.outcome = outcome;
   op.result = std::move(result);
@@ -216,17 +215,22 @@ void HistoryBuilder::OpenCalls::insert(ProcessId process, OpIndex index) {
   map_.emplace(process, index);
 }
 
-void HistoryBuilder::OpenCalls::erase(ProcessId process) {
+std::optional<OpIndex> HistoryBuilder::OpenCalls::take(ProcessId process) {
   if (!map_.empty()) {
-    map_.erase(process);
-    return;
+    const auto it = map_.find(process);
+    if (it == map_.end()) return std::nullopt;
+    const OpIndex index = it->second;
+    map_.erase(it);
+    return index;
   }
   for (std::size_t i = 0; i < inline_size_; ++i) {
     if (inline_[i].first == process) {
+      const OpIndex index = inline_[i].second;
       inline_[i] = inline_[--inline_size_];
-      return;
+      return index;
     }
   }
+  return std::nullopt;
 }
 
 void HistoryBuilder::OpenCalls::clear() {

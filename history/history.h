@@ -177,8 +177,8 @@ class HistoryBuilder {
   class OpenCalls {
    public:
     const OpIndex* find(ProcessId process) const;
-    void insert(ProcessId process, OpIndex index);  // `process` has no open call
-    void erase(ProcessId process);                  // `process` has an open call
+    void insert(ProcessId process, OpIndex index);   // `process` has no open call
+    std::optional<OpIndex> take(ProcessId process);  // removes and returns `process`'s call
     void clear();
 
    private:
