@@ -177,8 +177,9 @@ class HistoryBuilder {
   class OpenCalls {
    public:
     const OpIndex* find(ProcessId process) const;
-    void insert(ProcessId process, OpIndex index);   // `process` has no open call
-    std::optional<OpIndex> take(ProcessId process);  // removes and returns `process`'s call
+    void insert(ProcessId process, OpIndex index);  // `process` has no open call
+    // Removes and returns `process`'s open call; nullopt (and no change) if it has none.
+    std::optional<OpIndex> take(ProcessId process);
     void clear();
 
    private:

@@ -27,12 +27,13 @@ name=check-user-project
 source "$root/scripts/expect.sh"
 
 # Configures and builds a copy of the example in $1 (source) into $2 (build), with extra args.
-# BUILD_ONLY=T builds only target T.
+# With only_target=T set for the call, it builds target T alone.
+only_target=""
 build_project() {
   local source=$1 build=$2
   shift 2
   cmake -S "$source" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" "$@" >/dev/null
-  cmake --build "$build" -j "$(nproc)" ${BUILD_ONLY:+--target "$BUILD_ONLY"} >/dev/null
+  cmake --build "$build" -j "$(nproc)" ${only_target:+--target "$only_target"} >/dev/null
 }
 
 source_dir="$work/user-project"
@@ -75,7 +76,7 @@ cp -r "$source_dir" "$shifted"
   printf '// A comment a maintainer added.\n// And another one.\n\n// And a third.\n'
   cat "$source_dir/src/ring_queue.cc"
 } >"$shifted/src/ring_queue.cc"
-BUILD_ONLY=user_repro_test build_project "$shifted" "$work/build-shifted" -DUSER_REPRO="$repro"
+only_target=user_repro_test build_project "$shifted" "$work/build-shifted" -DUSER_REPRO="$repro"
 expect_exit 1 "$work/build-shifted/user_repro_test"
 grep -q "places moved\|no longer applies" "$work/out.txt" || fail "the shifted repro did not notice the moved lines"
 
@@ -86,7 +87,7 @@ cp -r "$source_dir" "$fixed"
   printf '#define RING_QUEUE_FIXED\n'
   cat "$source_dir/src/ring_queue.cc"
 } >"$fixed/src/ring_queue.cc"
-BUILD_ONLY=user_repro_test build_project "$fixed" "$work/build-fixed" -DUSER_REPRO="$repro"
+only_target=user_repro_test build_project "$fixed" "$work/build-fixed" -DUSER_REPRO="$repro"
 expect_exit 0 "$work/build-fixed/user_repro_test"
 
 step "user-linfault detect: nothing in 10,000 histories of cas_counter"

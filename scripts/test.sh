@@ -14,7 +14,8 @@ cd "$root"
 jobs=$(nproc)
 
 # Line tables only (-g1) at the same -O2: the code under test is the same, and full debug info took
-# a third of every compile (history_minimizer.cc: 68 s with -g, 45 s with -g1).
+# a third of every compile (history_minimizer.cc: 68 s with -g, 45 s with -g1). The setting stays in
+# build/CMakeCache.txt, so scripts/demo.sh and `cmake --install build` reuse it.
 echo "== normal build" >&2
 "$root/scripts/bootstrap.sh" build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
@@ -46,9 +47,10 @@ sanitizer_build() {
 # a slice of it). The other shards enumerate more histories through the same code, at 20 times the
 # cost of the normal build (ASan's allocator): 380 s of CI's 1370 s of ASan tests. The normal
 # build runs every shard.
-# UBSan's null and alignment checks are left out: they instrument every pointer access and took a
-# quarter of the ASan build (history_minimizer.cc: 85 s with them, 59 s without). A null
-# dereference still stops the run, as a SEGV that ASan reports with its stack; x86 tolerates
+# UBSan's null and alignment checks are left out: they instrument every pointer access and took
+# nearly a third of the ASan build (history_minimizer.cc: 85 s with them, 59 s without). A null
+# dereference that reads memory still stops the run, as a SEGV that ASan reports with its stack (a
+# non-virtual member call through null, or a reference bound to null, goes unseen); x86 tolerates
 # misaligned loads, and linfault reads no objects out of byte buffers (its tagged pointers keep
 # their alignment).
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer" >&2
