@@ -54,8 +54,14 @@ constexpr std::array<PortfolioShare, 4> kPortfolio = {{{SchedulerKind::kRandom, 
                                                        {SchedulerKind::kDpct, 1},
                                                        {SchedulerKind::kPos, 1},
                                                        {SchedulerKind::kWindow, 1}}};
+static_assert(kPortfolio[0].kind == SchedulerKind::kRandom, "the opening runs member 0");
 // The portfolio learns from whole blocks of this many histories (see PortfolioLearner).
 constexpr std::uint64_t kPortfolioBlock = 64;
+// The portfolio opens with this many random walks: the histories of a search whose index is
+// below it run the random member. A random walk finds most bugs of short histories in a few
+// dozen of them (bench/schedulers/), where a mix that gives it a share s needs up to 1/s as many;
+// a bug it does not find by then is one the other members are more likely to be needed for.
+constexpr std::uint64_t kPortfolioOpening = 64;
 
 std::uint64_t derive(std::uint64_t seed, std::uint64_t salt) {
   dpct::SplitMix64 rng(seed ^ (salt * 0x9e3779b97f4a7c15ULL));
@@ -189,10 +195,13 @@ void set_uneven_mixes(Plan& plan, const targets::Target& target, const DriverOpt
   }
 }
 
-// The portfolio's choice of member for each history. Blocks of kPortfolioBlock histories (in
-// the order of the campaign) draw their members from weights fixed when every earlier block is
-// complete: until a violation is found, the base shares; after, half the mass by the base
-// shares (exploration) and half in proportion to each member's violation rate (exploitation).
+// The portfolio's choice of member for each history after the opening (the opening's histories
+// run the random member and only complete their blocks: they are not a sample of the shares, and
+// counting them would leave the other members with no histories, a rate of 0). Blocks of
+// kPortfolioBlock histories (in the order of the campaign) draw their members from weights fixed
+// when every earlier block is complete: until a violation is found, the base shares; after, half
+// the mass by the base shares (exploration) and half in proportion to each member's violation
+// rate (exploitation).
 // Because weights depend only on whole earlier blocks, results do not depend on --jobs; a
 // worker that reaches a block early waits for the earlier ones. Under --shard the shards cannot
 // see each other's results, so the weights stay the base shares (documented in the scheduler
@@ -225,16 +234,19 @@ class PortfolioLearner {
     return shares_.size() - 1;
   }
 
-  // Records the result of history `j`; called under the driver's mutex.
-  void record(std::uint64_t j, std::size_t member, bool violation) {
+  // Records the result of history `j`; called under the driver's mutex. A history of the opening
+  // (`drawn` false) only completes its block.
+  void record(std::uint64_t j, std::size_t member, bool drawn, bool violation) {
     if (!learn_) return;
     // Only the blocks from the first incomplete one on are kept: as many as histories in flight.
     const std::uint64_t offset = j / kPortfolioBlock - complete_blocks_;
     while (pending_.size() <= offset) pending_.push_back({0, make_members()});
     Block& block = pending_[offset];
     ++block.done;
-    ++block.members[member].histories;
-    block.members[member].violations += violation ? 1 : 0;
+    if (drawn) {
+      ++block.members[member].histories;
+      block.members[member].violations += violation ? 1 : 0;
+    }
     bool advanced = false;
     while (!pending_.empty() && pending_.front().done == block_size(complete_blocks_)) {
       for (std::size_t m = 0; m < so_far_.size(); ++m) {
@@ -375,7 +387,8 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
                 << " " << static_cast<int>(100 * member.share / total + 0.5) << "%";
       }
       plan.description =
-          "portfolio (" + members.str() +
+          "portfolio (random only in the first " + std::to_string(kPortfolioOpening) +
+          " histories, then " + members.str() +
           (options.shard_count > 1       ? "; fixed shares under --shard"
            : !options.portfolio_learning ? "; fixed shares"
                                          : "; shares learnt from violations every " +
@@ -763,12 +776,13 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       }
       const std::uint64_t index = options.shard_index + j * options.shard_count;
       const std::uint64_t seed = options.seed + index;
-      std::size_t member = 0;
-      if (portfolio) {
+      std::size_t member = 0;  // the random member in the opening
+      const bool drawn = portfolio && options.histories_before + index >= kPortfolioOpening;
+      if (drawn) {
         std::unique_lock lock(mutex);
-        const std::optional<std::size_t> drawn = learner.member(j, seed, lock, abandoned);
-        if (!drawn) return;
-        member = *drawn;
+        const std::optional<std::size_t> chosen = learner.member(j, seed, lock, abandoned);
+        if (!chosen) return;
+        member = *chosen;
       }
       HistoryResult result;
       try {
@@ -782,7 +796,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       std::lock_guard lock(mutex);
       if (portfolio) {
         const bool violation = result.result == Result::kViolation;
-        learner.record(j, member, violation);
+        learner.record(j, member, drawn, violation);
         ++report.portfolio[member].histories;
         report.portfolio[member].violations += violation ? 1 : 0;
       }

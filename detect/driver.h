@@ -23,7 +23,9 @@
 //   window  pauses threads inside their read-then-act windows until others complete updates
 //           (dpct/window_scheduler.h);
 //   portfolio each history runs one member — random, dpct (pct with the pilot k without
-//           structure trees), pos, window — drawn from its seed by shares (random 2/5, the others
+//           structure trees), pos, window. The first 64 histories of a search run random walks
+//           (the opening: cheap bugs are found as fast as by a random walk alone); after them,
+//           each history's member is drawn from its seed by shares (random 2/5, the others
 //           1/5 each). Every 64 histories the shares move halfway towards the members' violation
 //           rates so far (Coyote's and Fray's portfolios rotate; ours also learns). The shares of
 //           a block depend only on earlier, complete blocks, so results do not depend on `jobs`;
@@ -39,11 +41,11 @@
 // pct or dpct) picks interleavings inside a round; RoundScheduler enforces the barriers.
 //
 // Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
-// seed alone (a portfolio's member also from the shares of its block), so results are the same
-// for every `jobs` and every shard split (but for a learning portfolio, see above), and `--seed X
-// --histories 1` reruns history X (under a portfolio, replay its saved run instead: the saved run
-// names its member). Pilot runs and the probe of methods_that_write use seeds derived from `seed`
-// only.
+// seed alone (a portfolio's member also from the shares of its block and from its index in the
+// search: the opening), so results are the same for every `jobs` and every shard split (but for
+// a learning portfolio, see above), and `--seed X --histories 1` reruns history X (under a
+// portfolio, replay its saved run instead: the saved run names its member). Pilot runs and the
+// probe of methods_that_write use seeds derived from `seed` only.
 //
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
 // counted as such and kept as a failing run; its (partial) history is still checked. A check
@@ -179,9 +181,14 @@ struct DriverOptions {
   std::uint64_t shard_index = 0;
   std::uint64_t shard_count = 1;
   // Portfolio: learn the members' shares from violations (unsharded campaigns only). Off, every
-  // history's member depends on its seed alone, as with `--shard` (minimize::detect_first_failure,
-  // which stops at the first violation, runs it off).
+  // history's member depends on its seed and its index in the search alone, as with `--shard`
+  // (minimize::detect_first_failure, which stops at the first violation, runs it off).
   bool portfolio_learning = true;
+  // This campaign continues a search whose first `histories_before` histories ran as earlier
+  // campaigns (minimize::detect_first_failure's batches): the portfolio's opening of random walks
+  // counts from the start of the search, so that every history's member is the same whatever
+  // the batch size.
+  std::uint64_t histories_before = 0;
   // When set, each result goes here as it completes and DetectionReport::results stays empty:
   // memory no longer grows with the number of histories.
   ResultCallback on_result;

@@ -420,7 +420,7 @@ TEST(ShapesTest, MixedShapesKeepTheEvenWorkloadsOfTheSameSeeds) {
 }
 
 TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {
-  DriverOptions options = pct_options(200, 5);
+  DriverOptions options = pct_options(300, 5);
   options.scheduler = SchedulerKind::kPortfolio;
   options.shapes = ShapeMix::kMixed;
   options.jobs = 1;
@@ -428,7 +428,10 @@ TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {
   const DetectionReport one = run_detection(target, options);
   options.jobs = 2;
   const DetectionReport two = run_detection(target, options);
-  EXPECT_EQ(one.scheduler.rfind("portfolio (random 40%, pct k=", 0), 0u) << one.scheduler;
+  EXPECT_EQ(one.scheduler.rfind(
+                "portfolio (random only in the first 64 histories, then random 40%, pct k=", 0),
+            0u)
+      << one.scheduler;
   ASSERT_EQ(one.portfolio.size(), 4u);
   std::uint64_t histories = 0;
   std::uint64_t violations = 0;
@@ -439,7 +442,7 @@ TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {
     histories += one.portfolio[m].histories;
     violations += one.portfolio[m].violations;
   }
-  EXPECT_EQ(histories, 200u);
+  EXPECT_EQ(histories, 300u);
   EXPECT_EQ(violations, one.violations);
   EXPECT_GT(one.violations, 0u);
   ASSERT_EQ(one.results.size(), two.results.size());
@@ -451,6 +454,47 @@ TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {
                 scheduler_kind_name(one.results[i].scheduler));
       EXPECT_EQ(one.results[i].saved->schedule, two.results[i].saved->schedule) << i;
     }
+  }
+}
+
+TEST(PortfolioTest, OpensWithRandomWalksCountedFromTheStartOfTheSearch) {
+  DriverOptions options = pct_options(160, 5);
+  options.scheduler = SchedulerKind::kPortfolio;
+  options.portfolio_learning = false;
+  const targets::Target& target = targets::find("treiber_stack");
+  const DetectionReport whole = run_detection(target, options);
+  ASSERT_EQ(whole.results.size(), 160u);
+  std::size_t others = 0;
+  for (std::size_t i = 0; i < whole.results.size(); ++i) {
+    if (i < 64) {
+      EXPECT_EQ(whole.results[i].scheduler, SchedulerKind::kRandom) << i;
+    }
+    if (whole.results[i].scheduler != SchedulerKind::kRandom) ++others;
+  }
+  EXPECT_GT(others, 40u);  // 96 histories after the opening, 60% of them drawn from the others
+  // A learning campaign on a buggy target: the opening's violations teach nothing (they are not a
+  // sample of the shares), so the block after it draws from the base shares, as without learning.
+  const targets::Target& buggy = targets::find("treiber_stack_buggy");
+  const DetectionReport fixed = run_detection(buggy, options);
+  options.portfolio_learning = true;
+  const DetectionReport learning = run_detection(buggy, options);
+  std::uint64_t opening_violations = 0;
+  for (std::size_t i = 0; i < 128; ++i) {
+    if (i < 64) opening_violations += learning.results[i].result == Result::kViolation ? 1 : 0;
+    EXPECT_EQ(learning.results[i].scheduler, fixed.results[i].scheduler) << i;
+  }
+  EXPECT_GT(opening_violations, 0u);
+  options.portfolio_learning = false;
+  // The same search continued as a second campaign from history 40 on (detect_first_failure's
+  // batches): every history runs the member it ran in the whole search.
+  options.seed += 40;
+  options.histories = 120;
+  options.histories_before = 40;
+  const DetectionReport rest = run_detection(target, options);
+  ASSERT_EQ(rest.results.size(), 120u);
+  for (std::size_t j = 0; j < rest.results.size(); ++j) {
+    EXPECT_EQ(rest.results[j].seed, whole.results[40 + j].seed) << j;
+    EXPECT_EQ(rest.results[j].scheduler, whole.results[40 + j].scheduler) << j;
   }
 }
 

@@ -51,7 +51,8 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
   const std::uint64_t batch = first_failure_batch(options.jobs);
   // Each batch is a campaign of its own, and the search ends at the first failure: there is no
   // violation for a portfolio to learn from, and a learning one would draw members that depend on
-  // the batch size (--jobs). Fixed shares keep every history's member a function of its seed.
+  // the batch size (--jobs). Fixed shares keep every history's member a function of its seed and of
+  // its index in the search (histories_before: the portfolio's opening).
   options.portfolio_learning = false;
   const std::uint64_t shard = options.shard_index;
   const std::uint64_t shards = options.shard_count;
@@ -63,6 +64,7 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
       break;
     }
     options.seed = first_seed + begun;
+    options.histories_before = begun;
     options.histories = std::min(batch, histories - begun);
     // History j of the batch is history begun + j of the campaign.
     options.shard_index = (shard + shards - begun % shards) % shards;

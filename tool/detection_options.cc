@@ -53,8 +53,9 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
          "uniform random walk, threads weighted by remaining events (structure trees); window: "
          "pauses a thread right before it acts on what it read (or between "
          "two of its reads) until the others complete an update; portfolio: "
-         "each history runs one of random, dpct, pos and window, drawn by shares that shift, "
-         "every 64 histories, towards the ones that find violations on this target")
+         "random walks for the first 64 histories, then each history runs one of random, dpct, "
+         "pos and window, drawn by shares that shift, every 64 histories, towards the ones that "
+         "find violations on this target")
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler_names()));
   app.add_option("--shapes", args.shapes,
@@ -103,7 +104,8 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->capture_default_str();
   app.add_option("--seed", args.seed,
                  "History i uses seed SEED+i (rerun one with -s 1; under the portfolio, whose "
-                 "shares learnt in a campaign choose the scheduler, replay its saved run)")
+                 "opening and shares learnt in a campaign choose the scheduler, replay its saved "
+                 "run)")
       ->capture_default_str();
   app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
       ->capture_default_str()
