@@ -26,8 +26,10 @@ struct DetectionArguments {
   std::size_t threads = 2;
   std::size_t ops = 10;
   std::uint64_t histories = 100;
-  std::string scheduler = "portfolio";  // bench/schedulers/README.md: best or tied-best overall
-  std::string shapes = "mixed";         // --shapes: even, uneven or mixed
+  // bench/schedulers/README.md: on no target worse than a random walk (beyond the noise), and
+  // within 10% of the best scheduler overall.
+  std::string scheduler = "portfolio";
+  std::string shapes = "mixed";  // --shapes: even, uneven or mixed
   bool heuristic = false;
   std::size_t round_ops = 3;
   unsigned depth = 3;
