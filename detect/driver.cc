@@ -26,6 +26,7 @@
 #include "dpct/rng.h"
 #include "dpct/surw_scheduler.h"
 #include "dpct/window_scheduler.h"
+#include "targets/serial_spec.h"
 
 namespace linfault::detect {
 namespace {
@@ -462,7 +463,8 @@ void validate(const targets::Target& target, const DriverOptions& options) {
 
 // What one worker thread keeps between its histories.
 struct Worker {
-  explicit Worker(const targets::Target& target) : quick(target.model) {}
+  explicit Worker(const targets::Target& target)
+      : quick(target.model), quick_violations(!targets::is_serial_spec(target.model)) {}
 
   // The scheduler of `kind` made once and reseeded per history (Scheduler::reseed makes a run a
   // function of its seed alone), instead of one built, with its buffers, per history.
@@ -475,9 +477,14 @@ struct Worker {
   }
 
   dpct::Executor executor;
-  // Small histories are shown linearizable here without the full checker, which still decides
-  // every other one (so the verdict is always the full checker's: detect/quick_check.h).
+  // Small histories are decided here without the full checker (detect/quick_check.h): shown
+  // linearizable, or, when failing runs are not kept, shown not linearizable. The full checker
+  // decides every other one, so the verdict is always the one it would give.
   QuickChecker quick;
+  // Whether a violation the quick check proves may stand without the full checker. Not under a
+  // serial specification: the full checker's further serial runs are also what finds an object
+  // that is not deterministic (targets/serial_spec.h), whose violations would mean nothing.
+  bool quick_violations;
   std::array<std::unique_ptr<dpct::Scheduler>, kSchedulerKinds.size()> schedulers;
 };
 // Worker::schedulers is indexed by the kind's value.
@@ -516,8 +523,13 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   // A stuck run's pending operations never finish: the full checker applies the stuck-history
   // rule to them when the model can tell blocking (the quick check cannot).
   const bool stuck = dpct::ended_stuck(run.outcome);
-  if (!stuck && worker.quick.linearizable(run.history)) {
+  const QuickChecker::Answer quick =
+      stuck ? QuickChecker::Answer::kUndecided : worker.quick.check(run.history);
+  if (quick == QuickChecker::Answer::kLinearizable) {
     verdict.result = Result::kLinearizable;
+  } else if (quick == QuickChecker::Answer::kNotLinearizable && !options.keep_failing_runs &&
+             worker.quick_violations) {
+    verdict.result = Result::kViolation;
   } else {
     run.history.set_origin(origin());
     CheckOptions check;
@@ -534,7 +546,8 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   result.outcome = run.outcome;
   result.result = verdict.result;
   result.ms = ms_since(start);
-  if (verdict.result != Result::kLinearizable || run.outcome != dpct::RunOutcome::kOk) {
+  if (options.keep_failing_runs &&
+      (verdict.result != Result::kLinearizable || run.outcome != dpct::RunOutcome::kOk)) {
     SavedRun saved;
     saved.target = target.name;
     saved.model = target.model;
@@ -559,6 +572,8 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     saved.history = std::move(run.history);
     saved.history.set_origin(origin());
     result.saved = std::move(saved);
+  } else if (scheduler != nullptr) {
+    executor.recycle(std::move(run));  // the next history records into its buffers
   }
   return result;
 }

@@ -1,7 +1,8 @@
 // The detection driver: the first stage of detect -> localize -> minimize (issue 6, CGVT's
 // detection phase, Table II). It draws S random workloads of N threads x M operations from a
 // target's generators, runs each under a scheduler, checks each history against the target's
-// model and keeps the failing runs (with their schedules) for replay and minimization.
+// model and keeps the failing runs (with their schedules) for replay and minimization, unless
+// DriverOptions::keep_failing_runs is off.
 //
 // Schedulers (the three versions of the CGVT paper are B = native, D = dpct, H = dpct + heuristic):
 //   native  real OS threads (dpct/native.h): no schedule, cannot be replayed, and cannot stop a
@@ -48,7 +49,8 @@
 // probe of methods_that_write use seeds derived from `seed` only.
 //
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
-// counted as such and kept as a failing run; its (partial) history is still checked. A check
+// counted as such and kept as a failing run (with keep_failing_runs); its (partial) history is
+// still checked. A check
 // that hits check_timeout_seconds is counted as unknown, never as linearizable.
 //
 // Thread-safety: run_detection may be called concurrently; it runs `jobs` worker threads of its
@@ -136,7 +138,8 @@ struct HistoryResult {
   dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
   Result result = Result::kUnknown;
   double ms = 0;  // execution + check
-  // Set for failing runs: a violation, an unknown verdict or a non-ok outcome.
+  // Set for failing runs (a violation, an unknown verdict or a non-ok outcome) when
+  // DriverOptions::keep_failing_runs.
   std::optional<SavedRun> saved;
 };
 
@@ -189,6 +192,13 @@ struct DriverOptions {
   // counts from the start of the search, so that every history's member is the same whatever
   // the batch size.
   std::uint64_t histories_before = 0;
+  // Keep each failing run: HistoryResult::saved, with its workload, schedule, history and the
+  // full checker's verdict. Off (`detect` without --out), failing runs are only counted, and a
+  // violation the quick check proves (detect/quick_check.h) skips the full checker, except under
+  // a serial specification. The verdict is the same; only the violation's prefix and culprit,
+  // which nobody would read, are not computed. (A full check that would have passed
+  // check_timeout_seconds and said unknown is, here, the violation the quick check proved.)
+  bool keep_failing_runs = true;
   // When set, each result goes here as it completes and DetectionReport::results stays empty:
   // memory no longer grows with the number of histories.
   ResultCallback on_result;
@@ -245,10 +255,11 @@ struct DetectionReport {
   // Histories of this shard up to and including the lowest-indexed violation (its index within
   // the shard + 1): "histories to the first violation". 0 when none was found.
   std::uint64_t histories_to_first = 0;
-  // By seed; `saved` set for failing runs. Empty when DriverOptions::on_result is set; with
-  // stop_at_first, cut after the first violation.
+  // By seed; `saved` set for failing runs (with keep_failing_runs). Empty when
+  // DriverOptions::on_result is set; with stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;
-  // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed.
+  // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed; empty
+  // without DriverOptions::keep_failing_runs.
   std::vector<const SavedRun*> failing_runs() const;
 };
 

@@ -51,6 +51,27 @@ TEST(DriverTest, PctFindsThePopPopBugOfTheBuggyTreiberStack) {
   EXPECT_NE(report.scheduler.find("pilot"), std::string::npos) << report.scheduler;
 }
 
+// Without kept runs, violations the quick check proves skip the full checker: the counts, the
+// first failing seed and every history's verdict stay those of a campaign that keeps its runs.
+TEST(DriverTest, CountsTheSameViolationsWhenFailingRunsAreNotKept) {
+  for (const char* name : {"treiber_stack_buggy", "optimistic_queue_buggy", "lf_list_buggy"}) {
+    DriverOptions options = pct_options(400, 5);
+    const DetectionReport kept = run_detection(targets::find(name), options);
+    options.keep_failing_runs = false;
+    const DetectionReport counted = run_detection(targets::find(name), options);
+    EXPECT_GT(kept.violations, 0u) << name;
+    EXPECT_EQ(counted.violations, kept.violations) << name;
+    EXPECT_EQ(counted.unknown, kept.unknown) << name;
+    EXPECT_EQ(counted.outcomes, kept.outcomes) << name;
+    EXPECT_EQ(counted.first_failing_seed, kept.first_failing_seed) << name;
+    EXPECT_TRUE(counted.failing_runs().empty()) << name;
+    ASSERT_EQ(counted.results.size(), kept.results.size()) << name;
+    for (std::size_t i = 0; i < kept.results.size(); ++i) {
+      EXPECT_EQ(counted.results[i].result, kept.results[i].result) << name << " history " << i;
+    }
+  }
+}
+
 TEST(DriverTest, PctFindsTheBugOfTheBuggyLockFreeList) {
   const DetectionReport report = run_detection(targets::find("lf_list_buggy"), pct_options(80, 8));
   EXPECT_GT(report.violations, 0u) << report.scheduler;

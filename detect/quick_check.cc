@@ -12,8 +12,8 @@ namespace linfault::detect {
 class QuickChecker::Engine {
  public:
   virtual ~Engine() = default;
-  virtual bool linearizable(const history::History& history, std::uint64_t budget,
-                            bool& over_budget) = 0;
+  virtual QuickChecker::Answer check(const history::History& history, std::uint64_t budget,
+                                     bool& over_budget) = 0;
 };
 
 namespace {
@@ -25,15 +25,15 @@ class ModelEngine final : public QuickChecker::Engine {
  public:
   explicit ModelEngine(const M& model) : model_(model) {}
 
-  bool linearizable(const history::History& history, std::uint64_t budget,
-                    bool& over_budget) override {
+  QuickChecker::Answer check(const history::History& history, std::uint64_t budget,
+                             bool& over_budget) override {
     over_budget = false;
-    if (history.size() > kMaxOperations) return false;
+    if (history.size() > kMaxOperations) return QuickChecker::Answer::kUndecided;
     compiled_.clear();
     effective_ = 0;
     for (const history::Operation& op : history.operations()) {
       auto c = model_.compile(op);
-      if (std::holds_alternative<spec::ModelError>(c)) return false;
+      if (std::holds_alternative<spec::ModelError>(c)) return QuickChecker::Answer::kUndecided;
       if (auto* compiled = std::get_if<typename M::Op>(&c)) {
         effective_ |= bit(compiled_.size());
         compiled_.push_back(std::move(*compiled));
@@ -48,7 +48,8 @@ class ModelEngine final : public QuickChecker::Engine {
     over_budget_ = false;
     const bool found = search(0, 0, 0, 0);
     over_budget = over_budget_;
-    return found;
+    if (found) return QuickChecker::Answer::kLinearizable;
+    return over_budget_ ? QuickChecker::Answer::kUndecided : QuickChecker::Answer::kNotLinearizable;
   }
 
  private:
@@ -118,9 +119,9 @@ void QuickChecker::make_engine() {
   histories_since_fresh_model_ = 0;
 }
 
-bool QuickChecker::linearizable(const history::History& history) {
+QuickChecker::Answer QuickChecker::check(const history::History& history) {
   if (++histories_since_fresh_model_ > kHistoriesPerModel) make_engine();
-  return engine_->linearizable(history, budget_, over_budget_);
+  return engine_->check(history, budget_, over_budget_);
 }
 
 }  // namespace linfault::detect

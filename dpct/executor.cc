@@ -104,6 +104,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
 
   Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
               const ExecutionOptions& options);
+  void recycle(Run&& spent) { spare_ = std::move(spent); }
 
   void before_access(const Access& access) override;
   bool want_values() const override { return options_->record_trace; }
@@ -204,6 +205,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::vector<Slot> slots_;
   std::vector<ThreadId> enabled_;
   std::vector<std::pair<const char*, std::uint32_t>> file_cache_;
+  Run spare_;  // a recycled run whose buffers the next execute() takes (Executor::recycle)
   // Object names given so far ("node#2"), and how many objects of each type have one.
   std::unordered_map<const void*, std::string> object_names_;
   std::unordered_map<std::string, std::uint32_t> objects_of_type_;
@@ -782,6 +784,17 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   // campaign are alike, and growing the vectors decision by decision costs more than the run.
   // Capped: a livelock runs to the step cap, and a kept run would keep its unused room.
   constexpr std::size_t kMaxReservedDecisions = 4096;
+  // Only the buffers of a recycled run are taken, emptied (and not past the cap above, for the
+  // same reason); every other field starts fresh.
+  builder_->reuse(std::move(spare_.history));
+  if (spare_.schedule.decisions.capacity() <= kMaxReservedDecisions &&
+      spare_.schedule.points.capacity() <= kMaxReservedDecisions) {
+    run.schedule.decisions = std::move(spare_.schedule.decisions);
+    run.schedule.decisions.clear();
+    run.schedule.points = std::move(spare_.schedule.points);
+    run.schedule.points.clear();
+  }
+  spare_ = Run{};
   const std::size_t expected_decisions =
       std::min(decisions_hint_ + decisions_hint_ / 4, kMaxReservedDecisions);
   run.schedule.decisions.reserve(expected_decisions);
@@ -825,6 +838,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
 
 Executor::Executor(std::size_t stack_bytes) : impl_(std::make_unique<Impl>(stack_bytes)) {}
 Executor::~Executor() = default;
+
+void Executor::recycle(Run&& spent) { impl_->recycle(std::move(spent)); }
 
 Run Executor::execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
                       const ExecutionOptions& options) {

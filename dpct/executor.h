@@ -155,6 +155,9 @@ class Executor {
   // the factory returns no object. A workload with no concurrent threads is fine (Ps and Pr run).
   Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
               const ExecutionOptions& options = {});
+  // Gives back a run no longer needed: the next execute() records into its buffers (history,
+  // decisions, points) instead of allocating new ones. Optional; for callers running many.
+  void recycle(Run&& spent);
 
  private:
   class Impl;

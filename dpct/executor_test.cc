@@ -131,6 +131,28 @@ TEST(ExecutorTest, ReusedExecutorGivesTheSameRunAsAFreshOne) {
   }
 }
 
+// A recycled run lends its buffers only: nothing of it shows in the next run, whatever the two
+// runs' schedulers and outcomes.
+TEST(ExecutorTest, RecycledRunsGiveTheSameRunsAsFreshOnes) {
+  Executor recycling;
+  const Workload w = stack_workload();
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PctScheduler a(PctOptions{seed, 2, 20});
+    RandomScheduler b(seed);
+    Scheduler& used = seed % 2 == 0 ? static_cast<Scheduler&>(a) : b;
+    dpct::Run run = recycling.execute(factory_of<fixtures::TreiberStack>(), w, used);
+    PctScheduler fresh_a(PctOptions{seed, 2, 20});
+    RandomScheduler fresh_b(seed);
+    Scheduler& fresh_used = seed % 2 == 0 ? static_cast<Scheduler&>(fresh_a) : fresh_b;
+    const dpct::Run fresh = execute(factory_of<fixtures::TreiberStack>(), w, fresh_used);
+    EXPECT_EQ(fixtures::render(run.history), fixtures::render(fresh.history)) << seed;
+    EXPECT_EQ(run.schedule.to_text(), fresh.schedule.to_text()) << seed;
+    EXPECT_EQ(run.schedule.points.size(), fresh.schedule.points.size()) << seed;
+    EXPECT_EQ(run.steps, fresh.steps) << seed;
+    recycling.recycle(std::move(run));
+  }
+}
+
 TEST(ExecutorTest, OperationsOfOtherThreadsFitBetweenTwoOperationsOfOneThread) {
   // Thread 0: inc(); inc(). Thread 1: get(). Some schedule must place get() strictly between
   // thread 0's two calls in real time (invocations are recorded at the first access).

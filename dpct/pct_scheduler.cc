@@ -55,25 +55,25 @@ void PctScheduler::begin(const RunInfo& info) {
   deferred_priority_ = 0;
   deferred_thread_ = kNoThread;
   deferred_ = 0;
-  method_of_.assign(info.threads, {});
+  method_of_.resize(info.threads);
+  for (std::vector<std::uint32_t>& methods : method_of_) methods.clear();
   method_writes_.clear();
+  method_names_.clear();
   if (options_.defer_to_write > 0 && info.workload != nullptr) {
     // Objects have a handful of methods: a linear search beats a map here (runs are ~1 us).
-    std::vector<std::string_view> methods;
-    methods.reserve(8);
     for (std::size_t t = 0; t < info.threads && t < info.workload->threads.size(); ++t) {
-      method_of_[t].reserve(info.workload->threads[t].size());  // one allocation per thread
       for (const history::Call& call : info.workload->threads[t]) {
-        auto it = std::find(methods.begin(), methods.end(), call.method);
-        if (it == methods.end()) {
-          methods.push_back(call.method);
+        auto it = std::find(method_names_.begin(), method_names_.end(), call.method);
+        if (it == method_names_.end()) {
+          method_names_.push_back(call.method);
           method_writes_.push_back(false);
-          it = methods.end() - 1;
+          it = method_names_.end() - 1;
         }
-        method_of_[t].push_back(static_cast<std::uint32_t>(it - methods.begin()));
+        method_of_[t].push_back(static_cast<std::uint32_t>(it - method_names_.begin()));
       }
     }
   }
+  method_names_.clear();  // they point into the workload, which may not outlive the run
   draw_pending_change_points(1, epoch_steps());
 }
 
@@ -109,19 +109,19 @@ bool PctScheduler::epoch_ends(const SchedulingPoint& point) {
 }
 
 void PctScheduler::draw_pending_change_points(std::uint64_t first, std::uint64_t span) {
-  std::vector<std::size_t> pending;
+  pending_.clear();
   for (std::size_t i = 0; i < change_points_.size(); ++i) {
-    if (change_points_[i] == 0 || change_points_[i] >= first) pending.push_back(i);
+    if (change_points_[i] == 0 || change_points_[i] >= first) pending_.push_back(i);
   }
-  for (std::size_t i : pending) change_points_[i] = 0;
+  for (std::size_t i : pending_) change_points_[i] = 0;
   // With fewer steps than change points, only the first `span` priorities get a step.
-  std::size_t drawn = std::min<std::uint64_t>(pending.size(), span);
+  std::size_t drawn = std::min<std::uint64_t>(pending_.size(), span);
   for (std::size_t j = 0; j < drawn; ++j) {
     std::uint64_t step;
     do {
       step = first + rng_.below(span);
     } while (std::find(change_points_.begin(), change_points_.end(), step) != change_points_.end());
-    change_points_[pending[j]] = step;
+    change_points_[pending_[j]] = step;
   }
 }
 

@@ -50,6 +50,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,9 @@ class PctScheduler final : public Scheduler {
   // Which methods wrote: method_of_[t][i] indexes method_writes_ for call i of thread t.
   std::vector<std::vector<std::uint32_t>> method_of_;
   std::vector<bool> method_writes_;
+  // Scratch kept between runs, so that a run allocates nothing once the first runs are done.
+  std::vector<std::string_view> method_names_;  // method_writes_'s methods, during begin()
+  std::vector<std::size_t> pending_;            // draw_pending_change_points' priorities
   // A deferred change point: its priority (0 = none) and the thread it waits on.
   std::int64_t deferred_priority_ = 0;
   ThreadId deferred_thread_ = kNoThread;

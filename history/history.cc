@@ -1,6 +1,7 @@
 #include "history/history.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace linfault::history {
 
@@ -132,6 +133,16 @@ InputError::InputError(const std::string& file, std::uint32_t line, const std::s
 
 void HistoryBuilder::fail(std::uint32_t line, const std::string& problem) const {
   throw InputError(origin_, line, problem);
+}
+
+void HistoryBuilder::reuse(History&& spent) {
+  if (!history_.ops_.empty() || !history_.events_.empty()) {
+    throw std::logic_error("HistoryBuilder::reuse after the first event");
+  }
+  history_.ops_ = std::move(spent.ops_);
+  history_.ops_.clear();
+  history_.events_ = std::move(spent.events_);
+  history_.events_.clear();
 }
 
 void HistoryBuilder::reserve(std::size_t operations, std::size_t events) {

@@ -149,6 +149,10 @@ class HistoryBuilder {
 
   // Room for this many operations and events (readers call it with an estimate; optional).
   void reserve(std::size_t operations, std::size_t events);
+  // Records into the buffers of `spent`, a history no longer needed, dropping its contents (call
+  // before the first event, and before reserve(), whose room it would drop): a caller recording
+  // history after history allocates them once.
+  void reuse(History&& spent);
 
   // Appends an invocation. Fails if `process` already has an open call. Returns the op index.
   OpIndex invoke(ProcessId process, Call call, std::uint32_t line = 0,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <unordered_set>
 
 #include "history/value.h"
@@ -76,6 +77,21 @@ TEST(HistoryTest, BuilderOrdersEventsAndLeavesOpenCallsPending) {
   EXPECT_FALSE(h.precedes(2, 0));
   EXPECT_EQ(h.op(1).to_string(), "p1 pop() -> 1");
   EXPECT_EQ(h.op(2).to_string(), "p0 pop() -> pending");
+}
+
+TEST(HistoryTest, BuilderReusingASpentHistoryKeepsNoneOfItsContents) {
+  HistoryBuilder builder("reused");
+  builder.reuse(overlapping_pair());
+  builder.call(4, Call{"push", {Value(7)}}, Value());
+  const History h = std::move(builder).build();
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h.events().size(), 2u);
+  EXPECT_EQ(h.op(0).to_string(), "p4 push(7) -> nil");
+  EXPECT_EQ(h.origin(), "reused");
+
+  HistoryBuilder started;
+  started.invoke(0, Call{"read", {}});
+  EXPECT_THROW(started.reuse(overlapping_pair()), std::logic_error);
 }
 
 TEST(HistoryTest, BuilderRejectsIllFormedSequencesWithTheLine) {

@@ -7,10 +7,22 @@ ValueInterner::ValueInterner() {
   ids_.emplace(history::Value(), kNil);
 }
 
+std::atomic<std::int32_t>* ValueInterner::small_int_slot(const history::Value& value) {
+  if (!value.is_int()) return nullptr;
+  const std::int64_t offset = value.as_int() - kSmallIntMin;
+  if (offset < 0 || offset >= static_cast<std::int64_t>(kSmallInts)) return nullptr;
+  return &small_int_ids_[static_cast<std::size_t>(offset)];
+}
+
 std::int32_t ValueInterner::intern(const history::Value& value) {
+  std::atomic<std::int32_t>* slot = small_int_slot(value);
+  if (slot != nullptr) {
+    if (const std::int32_t id = slot->load(std::memory_order_acquire); id != kNil) return id;
+  }
   std::lock_guard lock(mutex_);
   auto [it, inserted] = ids_.emplace(value, static_cast<std::int32_t>(values_.size()));
   if (inserted) values_.push_back(value);
+  if (slot != nullptr) slot->store(it->second, std::memory_order_release);
   return it->second;
 }
 

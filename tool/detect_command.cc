@@ -138,6 +138,8 @@ void run_detect(const DetectArguments& args) {
   options.shard_index = shard.index;
   options.shard_count = shard.count;
   options.stop_at_first = args.stop_at_first;
+  // Without --out the failing runs are only counted: nothing would read them.
+  options.keep_failing_runs = !args.out.empty();
   if (!args.out.empty()) prepare_output_directory(args.out, "--out");
 
   ResultWriter writer(args, target, options, shard);
@@ -147,7 +149,7 @@ void run_detect(const DetectArguments& args) {
   detect::DetectionReport report;
   try {
     report = detect::run_detection(target, options, [&progress](const detect::Progress& p) {
-      progress.update(detection_progress_text(p), p.done == p.total);
+      progress.update_with([&p] { return detection_progress_text(p); }, p.done == p.total);
     });
   } catch (const targets::NotDeterministic&) {
     progress.finish();
@@ -267,7 +269,8 @@ void add_detect_command(CLI::App& app) {
                      "Save each failing run (violation, unknown, deadlock, livelock, crash) as "
                      "DIR/<target>-<seed>.json as soon as it is found, for `linfault replay`, "
                      "and the campaign's counts in DIR/summary.json (rewritten every 2 s and at "
-                     "the end; every file is replaced atomically)");
+                     "the end; every file is replaced atomically). Without it, failing runs are "
+                     "only counted");
   add_shard_option(*detect, args->shard, "histories");
   detect->add_flag("--stop-at-first", args->stop_at_first,
                    "Stop at the first violation: histories with higher indices are not started, "

@@ -10,11 +10,15 @@ namespace linfault::tool {
 
 ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) != 0) {}
 
+bool ProgressLine::due(bool force) const {
+  if (!enabled_) return false;
+  if (force || !drawn_) return true;
+  return std::chrono::steady_clock::now() - last_ >= kInterval;
+}
+
 void ProgressLine::update(const std::string& text, bool force) {
-  if (!enabled_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (!force && drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
-  last_ = now;
+  if (!due(force)) return;
+  last_ = std::chrono::steady_clock::now();
   // Pad with blanks so a shorter line erases the end of a longer one.
   const std::size_t pad = width_ > text.size() ? width_ - text.size() : 0;
   std::fprintf(stderr, "\r%s%*s", text.c_str(), static_cast<int>(pad), "");

@@ -32,12 +32,23 @@ class ProgressLine {
   bool enabled() const { return enabled_; }
   // Redraws the status line; skipped when the last redraw is under 100 ms old unless `force`.
   void update(const std::string& text, bool force = false);
+  // As update(), but the text is made (make_text() -> std::string) only when it is drawn: the
+  // detection driver reports every history, and formatting each line cost about a twentieth of
+  // a 2 x 5 history.
+  template <class MakeText>
+  void update_with(MakeText&& make_text, bool force = false) {
+    if (due(force)) update(make_text(), /*force=*/true);
+  }
+  // Whether update() would redraw now.
+  bool due(bool force = false) const;
   // Prints `text` as a line of its own above the status line.
   void note(const std::string& text);
   // Ends the status line (a newline if one is drawn).
   void finish();
 
  private:
+  static constexpr std::chrono::milliseconds kInterval{100};
+
   bool enabled_;
   bool drawn_ = false;
   std::size_t width_ = 0;

@@ -41,10 +41,10 @@ Detection detect_first_failure(const targets::Target& target, const RunArguments
                                const detect::DriverOptions& options, ProgressLine& progress) {
   Detection d;
   try {
-    d = minimize::detect_first_failure(target, options, args.histories, 0,
-                                       [&](const detect::Progress& p) {
-                                         progress.update("detect: " + detection_progress_text(p));
-                                       });
+    d = minimize::detect_first_failure(
+        target, options, args.histories, 0, [&](const detect::Progress& p) {
+          progress.update_with([&p] { return "detect: " + detection_progress_text(p); });
+        });
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
