@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "detect/checker.h"
+#include "detect/monitors/monitor.h"
 #include "detect/quick_check.h"
 #include "dpct/executor.h"
 #include "dpct/native.h"
@@ -537,7 +538,12 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     check.threads = 1;  // histories are already checked in parallel
     check.want_witness = false;
     check.stuck = stuck;
-    verdict = check_history(target.model, run.history, check);
+    // What `linfault check` does by default: a polynomial monitor where the model has one and the
+    // history meets its preconditions, else the search. A long history of a queue or a stack (2 x
+    // 200) could take the search past its timeout (an unknown verdict) where the monitor decides
+    // it in microseconds. The monitors know nothing of the stuck-history rule.
+    verdict = stuck ? check_history(target.model, run.history, check)
+                    : check_auto(target.model, run.history, check, Algo::kAuto);
   }
 
   HistoryResult result;
@@ -882,7 +888,8 @@ ReplayResult replay_saved_run(const SavedRun& saved, const targets::Target& targ
   check.timeout_seconds = check_timeout_seconds;
   check.want_witness = false;
   check.stuck = dpct::ended_stuck(result.run.outcome);
-  result.verdict = check_history(target.model, result.run.history, check);
+  result.verdict = check.stuck ? check_history(target.model, result.run.history, check)
+                               : check_auto(target.model, result.run.history, check, Algo::kAuto);
   result.same_history = result.run.history == saved.history;
   return result;
 }

@@ -2,7 +2,7 @@
 # detect/driver.h, detect/saved_run.h. Included from detect/CMakeLists.txt.
 linfault_library(linfault_detect_driver
   SOURCES driver.cc saved_run.cc
-  DEPS linfault_detect linfault_dpct linfault_targets linfault_history
+  DEPS linfault_detect linfault_monitors linfault_dpct linfault_targets linfault_history
        nlohmann_json::nlohmann_json Threads::Threads)
 
 linfault_test(detect_saved_run_test

@@ -48,6 +48,11 @@
 // portfolio, replay its saved run instead: the saved run names its member). Pilot runs and the
 // probe of methods_that_write use seeds derived from `seed` only.
 //
+// Checking: a small history (at most 64 operations) is decided by the worker's quick check
+// (detect/quick_check.h); the others, and the small ones it cannot decide, as `linfault check`
+// decides by default: the model's polynomial monitor when it has one and the history meets its
+// preconditions, else the search (detect/monitors/monitor.h: check_auto). A run that ended stuck
+// goes to the search, which applies the stuck-history rule.
 // Outcomes: a controlled run that deadlocks, livelocks (passes max_steps points) or crashes is
 // counted as such and kept as a failing run (with keep_failing_runs); its (partial) history is
 // still checked. A check

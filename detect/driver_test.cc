@@ -72,6 +72,21 @@ TEST(DriverTest, CountsTheSameViolationsWhenFailingRunsAreNotKept) {
   }
 }
 
+// Histories too long for the quick check go to `linfault check`'s default: the queue monitor
+// decides 2 x 100 queue histories at once, where the search could pass its timeout (here far
+// shorter than any search of them) and leave the verdict unknown. A violation is still found.
+TEST(DriverTest, LongQueueHistoriesAreDecidedByTheMonitor) {
+  DriverOptions options = pct_options(10, 100);
+  options.epoch_operations = 2;  // as `detect` redraws PCT's plan by default
+  options.check_timeout_seconds = 1e-9;
+  const DetectionReport correct = run_detection(targets::find("ms_queue"), options);
+  EXPECT_EQ(correct.unknown, 0u);
+  EXPECT_EQ(correct.violations, 0u);
+  const DetectionReport buggy = run_detection(targets::find("optimistic_queue_buggy"), options);
+  EXPECT_EQ(buggy.unknown, 0u);
+  EXPECT_GT(buggy.violations, 0u);
+}
+
 TEST(DriverTest, PctFindsTheBugOfTheBuggyLockFreeList) {
   const DetectionReport report = run_detection(targets::find("lf_list_buggy"), pct_options(80, 8));
   EXPECT_GT(report.violations, 0u) << report.scheduler;

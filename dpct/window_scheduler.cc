@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <string>
 #include <utility>
 
@@ -15,7 +14,7 @@ namespace {
 // Accesses that act on what an operation read: the end of a check-then-act window.
 bool acts(AccessKind kind) { return modifies_memory(kind) || acquires_lock(kind); }
 
-// (p_act, p_inside) per run: see the header.
+// (p_act, p_inside), one drawn per operation: see the header.
 constexpr std::array<std::pair<double, double>, 5> kProbabilities = {
     {{1.0, 0.0}, {0.75, 0.25}, {0.5, 0.5}, {0.25, 0.75}, {0.0, 1.0}}};
 
@@ -26,21 +25,11 @@ constexpr std::uint32_t kMaxWait = 4;
 // ... and at most this many decisions per awaited operation and access of an average operation.
 constexpr std::uint64_t kStepsPerWaitedAccess = 4;
 
-std::string format(double value) {
-  char text[32];
-  const auto written =
-      std::to_chars(text, text + sizeof text, value, std::chars_format::general, 6);
-  return std::string(text, written.ptr);
-}
-
 }  // namespace
 
 void WindowScheduler::begin(const RunInfo& info) {
   rng_ = SplitMix64(seed_);
   view_ = info.view;
-  const auto& [p_act, p_inside] = kProbabilities[rng_.below(kProbabilities.size())];
-  p_act_ = p_act;
-  p_inside_ = p_inside;
   threads_.assign(info.threads, ThreadState{});
   for (ThreadState& state : threads_) draw_windows(state);
   completed_ops_ = 0;
@@ -58,8 +47,9 @@ double WindowScheduler::accesses_per_operation() const {
 }
 
 void WindowScheduler::draw_windows(ThreadState& state) {
-  state.act_window = rng_.unit() < p_act_;
-  state.inside_window = rng_.unit() < p_inside_;
+  const auto& [p_act, p_inside] = kProbabilities[rng_.below(kProbabilities.size())];
+  state.act_window = rng_.unit() < p_act;
+  state.inside_window = rng_.unit() < p_inside;
 }
 
 void WindowScheduler::operation_completed(ThreadId thread) {
@@ -168,8 +158,6 @@ void WindowScheduler::end(Schedule& schedule) {
   schedule.scheduler = "window";
   schedule.set_parameter("seed", std::to_string(seed_));
   schedule.set_parameter("n", std::to_string(threads_.size()));
-  schedule.set_parameter("pact", format(p_act_));
-  schedule.set_parameter("pinside", format(p_inside_));
   schedule.set_parameter("pauses", std::to_string(pauses_));
 }
 

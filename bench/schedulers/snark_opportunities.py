@@ -14,7 +14,13 @@ each of the four methods with probability 1/4; values do not matter), the script
     fraction of histories with at least one;
   - any order: the fraction of workloads for which SOME interleaving of whole calls reaches an
     opportunity (the sizes reachable after i calls of one thread and j of the other, as bit sets).
-    No scheduler that runs the drawn calls can find the bug in more histories than that.
+    No scheduler that runs the drawn calls can find the bug in more histories than that;
+  - random order, perfect pauses: whole calls in random order, and every pop of a non-empty deque
+    paused by an oracle right after it read the hats whenever some stretch of the other thread's
+    next calls exposes the bug (the node it read leaves by the far end while another node is
+    there, and the deque is never empty meanwhile), for exactly that stretch. A scheduler that
+    does not steer which calls run when, only where an operation pauses and for how long, finds the
+    bug in no more histories than that.
 
     python3 bench/schedulers/snark_opportunities.py [--ops 50] [--histories 20000] [--seed 1]
 """
@@ -44,6 +50,49 @@ def opportunities(rng, calls, ops):
         next_call[t] += 1
         size = size + 1 if call.startswith("push") else max(0, size - 1)
     return found
+
+
+def exposes(deque, pop, theirs):
+    """Whether the other thread's calls `theirs`, run from the start while the pop `pop` of the
+    (non-empty) `deque` waits after reading the hats, make it return a false "empty" when it
+    resumes at the best moment: the node it read leaves by the far end while another node is
+    there, and the deque is never empty from the pop's call until then."""
+    near = 0 if pop == "popLeft" else -1
+    far_pop = "popRight" if pop == "popLeft" else "popLeft"
+    read = deque[near]
+    nodes = list(deque)
+    fresh = max(deque) + 1
+    for call in theirs:
+        if call.startswith("push"):
+            nodes.insert(0 if call == "pushLeft" else len(nodes), fresh)
+            fresh += 1
+            continue
+        end = 0 if call == "popLeft" else -1
+        if nodes[end] == read:
+            return call == far_pop and len(nodes) >= 2
+        nodes.pop(end)
+        if not nodes:
+            return False
+    return False
+
+
+def perfect_pauses(rng, calls, ops):
+    """Whether random whole-call order with oracle pauses (see the module's doc) finds the bug."""
+    next_call = [0, 0]
+    deque = []
+    fresh = 1
+    while next_call[0] < ops or next_call[1] < ops:
+        t = rng.choice([x for x in (0, 1) if next_call[x] < ops])
+        call = calls[t][next_call[t]]
+        if call.startswith("pop") and deque and exposes(deque, call, calls[1 - t][next_call[1 - t]:]):
+            return True
+        next_call[t] += 1
+        if call.startswith("push"):
+            deque.insert(0 if call == "pushLeft" else len(deque), fresh)
+            fresh += 1
+        elif deque:
+            deque.pop(0 if call == "popLeft" else -1)
+    return False
 
 
 def after(sizes, call):
@@ -86,9 +135,11 @@ def main():
     counts = [opportunities(rng, calls, args.ops) for calls in workloads]
     with_one = sum(1 for c in counts if c)
     reachable = sum(1 for calls in workloads if reachable_opportunity(calls, args.ops))
+    paused = sum(1 for calls in workloads if perfect_pauses(rng, calls, args.ops))
     print(f"2 x {args.ops} snark_deque workloads, {args.histories} histories: random order "
           f"{sum(counts) / len(counts):.3f} opportunities per history, "
-          f"{with_one / len(counts):.1%} with at least one; any order: "
+          f"{with_one / len(counts):.1%} with at least one; random order with perfect pauses: "
+          f"{paused / len(workloads):.1%} of the histories; any order: "
           f"{reachable / len(workloads):.1%} of the workloads can reach one")
 
 
