@@ -139,30 +139,26 @@ targets::WorkloadShape shape_of(const DriverOptions& options) {
           .reveal = 0};
 }
 
-bool draws_uneven(const DriverOptions& options, std::uint64_t seed) {
-  if (options.threads < 2 || options.ops_per_thread < 2) return false;  // nothing to make uneven
-  switch (options.shapes) {
-    case ShapeMix::kEven:
-      return false;
-    case ShapeMix::kUneven:
-      return true;
-    case ShapeMix::kMixed:
-      return (derive(seed, kShapeSalt) & 1) != 0;
-  }
-  return false;
+// The shape of the history with `seed`: kEven, kSplit or kUneven.
+ShapeMix history_shape(const DriverOptions& options, std::uint64_t seed) {
+  if (options.threads < 2 || options.ops_per_thread < 2) return ShapeMix::kEven;  // nothing else
+  if (options.shapes != ShapeMix::kMixed) return options.shapes;
+  return (derive(seed, kShapeSalt) & 1) != 0 ? ShapeMix::kSplit : ShapeMix::kEven;
 }
 
 dpct::Workload workload_for(const targets::Target& target, const DriverOptions& options,
                             const Plan& plan, std::uint64_t seed) {
   if (options.workload) return *options.workload;
   targets::WorkloadShape shape = shape_of(options);
-  if (draws_uneven(options, seed)) {
-    const std::size_t single = (derive(seed, kShapeSalt) >> 1) % options.threads;
+  const ShapeMix drawn = history_shape(options, seed);
+  const bool roles = !plan.burst_weights.empty();  // the target has readers and writers
+  if (drawn == ShapeMix::kUneven || (drawn == ShapeMix::kSplit && roles)) {
+    const std::size_t observer = (derive(seed, kShapeSalt) >> 1) % options.threads;
     shape.thread_ops.assign(options.threads, options.ops_per_thread);
-    shape.thread_ops[single] = 1;
-    if (!plan.burst_weights.empty()) {
+    if (drawn == ShapeMix::kUneven) shape.thread_ops[observer] = 1;
+    if (roles) {
       shape.thread_weights.assign(options.threads, plan.burst_weights);
-      shape.thread_weights[single] = plan.observer_weights;
+      shape.thread_weights[observer] = plan.observer_weights;
     }
   }
   return targets::random_workload(target, shape, seed);
@@ -185,8 +181,8 @@ bool writes(const dpct::TraceStep& step) {
   }
 }
 
-// The uneven shapes' mixes of `plan`: bursts of writers against one operation that only reads.
-void set_uneven_mixes(Plan& plan, const targets::Target& target, const DriverOptions& options) {
+// The split and uneven shapes' mixes of `plan`: bursts of writers against readers.
+void set_role_mixes(Plan& plan, const targets::Target& target, const DriverOptions& options) {
   if (options.workload || options.shapes == ShapeMix::kEven) return;
   const std::vector<bool> writers = methods_that_write(target, kProbeSeed);
   const auto count = static_cast<std::size_t>(std::count(writers.begin(), writers.end(), true));
@@ -411,13 +407,27 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
     bias << options.write_bias;
     plan.description += ", write bias " + bias.str();
   }
-  set_uneven_mixes(plan, target, options);
+  set_role_mixes(plan, target, options);
   if (!options.workload && options.shapes != ShapeMix::kEven && options.threads >= 2 &&
       options.ops_per_thread >= 2) {
+    const std::string m = std::to_string(options.ops_per_thread);
+    const bool roles = !plan.burst_weights.empty();
+    std::string shapes;
+    switch (options.shapes) {
+      case ShapeMix::kMixed:
+        shapes = roles ? "even, and " + m + " || " + m + " operations: readers against writers"
+                       : "even: every method writes, or none";
+        break;
+      case ShapeMix::kSplit:
+        shapes = roles ? m + " || " + m + " operations: readers against writers"
+                       : "even: every method writes, or none";
+        break;
+      default:
+        shapes = "1 || " + m + " operations" + (roles ? ": a reader against writers" : "");
+        break;
+    }
     plan.description += std::string("; ") + shape_mix_name(options.shapes) + " shapes (" +
-                        (options.shapes == ShapeMix::kMixed ? "even, and " : "") + "1 || " +
-                        std::to_string(options.ops_per_thread) + " operations" +
-                        (plan.burst_weights.empty() ? "" : ": a reader against writers") + ")";
+                        shapes + ")";
   }
   return plan;
 }
@@ -635,6 +645,8 @@ const char* shape_mix_name(ShapeMix mix) {
   switch (mix) {
     case ShapeMix::kEven:
       return "even";
+    case ShapeMix::kSplit:
+      return "split";
     case ShapeMix::kUneven:
       return "uneven";
     case ShapeMix::kMixed:
@@ -644,7 +656,7 @@ const char* shape_mix_name(ShapeMix mix) {
 }
 
 std::optional<ShapeMix> parse_shape_mix(std::string_view name) {
-  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
+  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kSplit, ShapeMix::kUneven, ShapeMix::kMixed}) {
     if (name == shape_mix_name(mix)) return mix;
   }
   return std::nullopt;
@@ -729,7 +741,7 @@ std::vector<double> portfolio_shares(const std::vector<PortfolioMember>& so_far)
 dpct::Workload detection_workload(const targets::Target& target, const DriverOptions& options,
                                   std::uint64_t seed) {
   Plan plan;
-  set_uneven_mixes(plan, target, options);
+  set_role_mixes(plan, target, options);
   return workload_for(target, options, plan, seed);
 }
 

@@ -374,7 +374,7 @@ TEST(DriverTest, RejectsOptionsThatCannotWork) {
               std::string::npos)
         << e.what();
   }
-  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kUneven, ShapeMix::kMixed}) {
+  for (ShapeMix mix : {ShapeMix::kEven, ShapeMix::kSplit, ShapeMix::kUneven, ShapeMix::kMixed}) {
     EXPECT_EQ(parse_shape_mix(shape_mix_name(mix)), mix);
   }
   EXPECT_FALSE(parse_shape_mix("round").has_value());
@@ -423,7 +423,7 @@ TEST(ShapesTest, UnevenWorkloadsPitOneReaderAgainstBurstsOfWriters) {
   }
   for (std::size_t count : singles)
     EXPECT_GT(count, 40u);  // every thread gets to be the single one
-  // Every method of a stack writes: uneven shapes draw uniformly.
+  // Every method of a stack writes: uneven shapes draw uniformly (1 || 8).
   std::set<std::string> methods;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     for (const auto& thread :
@@ -434,25 +434,65 @@ TEST(ShapesTest, UnevenWorkloadsPitOneReaderAgainstBurstsOfWriters) {
   EXPECT_EQ(methods, (std::set<std::string>{"pop", "push"}));
 }
 
-TEST(ShapesTest, MixedShapesKeepTheEvenWorkloadsOfTheSameSeeds) {
-  const targets::Target& target = targets::find("lf_list_buggy");
+TEST(ShapesTest, SplitWorkloadsPitAThreadOfReadersAgainstThreadsOfWriters) {
+  DriverOptions options;
+  options.threads = 3;
+  options.ops_per_thread = 8;
+  options.shapes = ShapeMix::kSplit;
+  std::vector<std::size_t> readers(3, 0);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const dpct::Workload w = detection_workload(targets::find("pair_snapshot"), options, seed);
+    ASSERT_EQ(w.threads.size(), 3u);
+    std::size_t reader = 3;
+    for (std::size_t t = 0; t < 3; ++t) {
+      ASSERT_EQ(w.threads[t].size(), 8u);
+      if (w.threads[t][0].method == "readpair") {
+        EXPECT_EQ(reader, 3u) << "two reading threads, seed " << seed;
+        reader = t;
+      }
+      for (const history::Call& call : w.threads[t]) {
+        EXPECT_EQ(call.method, t == reader ? "readpair" : "write") << "seed " << seed;
+      }
+    }
+    ASSERT_LT(reader, 3u) << "seed " << seed;
+    ++readers[reader];
+  }
+  for (std::size_t count : readers) EXPECT_GT(count, 40u);  // every thread gets to read
+  // Every method of a stack writes: its split workloads are its even ones.
+  DriverOptions even = options;
+  even.shapes = ShapeMix::kEven;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_EQ(detection_workload(targets::find("treiber_stack"), options, seed).threads,
+              detection_workload(targets::find("treiber_stack"), even, seed).threads);
+  }
+}
+
+TEST(ShapesTest, MixedShapesAreTheEvenAndSplitWorkloadsOfTheSameSeeds) {
+  const targets::Target& target = targets::find("pair_snapshot");
   DriverOptions mixed;
   mixed.threads = 2;
   mixed.ops_per_thread = 6;
   DriverOptions even = mixed;
   even.shapes = ShapeMix::kEven;
-  std::size_t uneven = 0;
+  DriverOptions split = mixed;
+  split.shapes = ShapeMix::kSplit;
+  std::size_t splits = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     const dpct::Workload m = detection_workload(target, mixed, seed);
-    if (m.threads[0].size() == 6 && m.threads[1].size() == 6) {
-      EXPECT_EQ(m.threads, detection_workload(target, even, seed).threads) << "seed " << seed;
+    const dpct::Workload s = detection_workload(target, split, seed);
+    if (m.threads == s.threads) {
+      ++splits;
     } else {
-      ++uneven;
-      EXPECT_EQ(m.threads[0].size() + m.threads[1].size(), 7u);
+      EXPECT_EQ(m.threads, detection_workload(target, even, seed).threads) << "seed " << seed;
     }
   }
-  EXPECT_GT(uneven, 30u);
-  EXPECT_LT(uneven, 70u);
+  EXPECT_GT(splits, 30u);
+  EXPECT_LT(splits, 70u);
+  // A target whose methods all write draws even workloads only.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    EXPECT_EQ(detection_workload(targets::find("treiber_stack_buggy"), mixed, seed).threads,
+              detection_workload(targets::find("treiber_stack_buggy"), even, seed).threads);
+  }
 }
 
 TEST(PortfolioTest, RunsEveryMemberAndItsResultsDoNotDependOnJobs) {

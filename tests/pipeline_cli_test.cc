@@ -141,7 +141,8 @@ TEST_F(PipelineCliTest, RunDetectsLocalizesAndMinimizes) {
 }
 
 // pair_snapshot's ABA needs one readpair against four writes (1 || 4): random workloads reach
-// it through the uneven shapes of the default --shapes mixed, with no workload file.
+// it through the split shapes of the default --shapes mixed (a thread of readpairs against a
+// thread of writes), with no workload file, within `run`'s default budget of histories.
 TEST_F(PipelineCliTest, RunFindsThePairSnapshotAbaFromRandomWorkloads) {
   const RunResult r = run("run --target pair_snapshot --seed 1 --json");
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -59,13 +59,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler_names()));
   app.add_option("--shapes", args.shapes,
-                 "Random workloads: even: N threads of M operations; uneven: one thread of one "
-                 "operation against N-1 threads of M operations, a method that only reads "
-                 "against methods that write when the target has both (an observer against "
-                 "bursts of updates: ABA and torn reads); mixed: half and half, drawn per "
-                 "history")
+                 "Random workloads: even: N threads of M operations; split: one thread of M "
+                 "methods that only read against N-1 threads of M methods that write, when the "
+                 "target has both (observers against bursts of updates: ABA and torn reads), "
+                 "else even; uneven: as split, but the reading thread runs one operation; "
+                 "mixed: even and split, drawn per history")
       ->capture_default_str()
-      ->check(CLI::IsMember({"even", "uneven", "mixed"}));
+      ->check(CLI::IsMember({"even", "split", "uneven", "mixed"}));
   app.add_option("--native-noise", args.native_noise,
                  "native: on: delay each history's threads at a random few accesses (yields, "
                  "spins, short sleeps; a plan drawn from the history's seed, ConTest-style) so "

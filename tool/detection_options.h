@@ -29,7 +29,7 @@ struct DetectionArguments {
   // bench/schedulers/README.md: on no target worse than a random walk (beyond the noise), and
   // within 10% of the best scheduler overall.
   std::string scheduler = "portfolio";
-  std::string shapes = "mixed";  // --shapes: even, uneven or mixed
+  std::string shapes = "mixed";  // --shapes: even, split, uneven or mixed
   bool heuristic = false;
   std::size_t round_ops = 3;
   unsigned depth = 3;

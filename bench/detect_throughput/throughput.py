@@ -31,7 +31,7 @@ def run(binary, target, jobs, histories):
     before = cpu_seconds()
     out = subprocess.run(
         [binary, "detect", "--target", target, "--threads", "2", "--ops", "5", "--histories",
-         str(histories), "--scheduler", "pct", "--jobs", str(jobs), "--json"],
+         str(histories), "--scheduler", "pct", "--shapes", "even", "--jobs", str(jobs), "--json"],
         capture_output=True, text=True)
     if out.returncode not in (0, 1):
         sys.exit(f"{binary} detect --target {target} failed ({out.returncode}): {out.stderr}")

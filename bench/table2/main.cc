@@ -15,7 +15,7 @@
 // `--write-bias P` sets D's and H's write bias (detect --write-bias); D/1 always runs plain D-PCT.
 // `--native-noise off` runs B at full speed (detect --native-noise); `--versions B` runs only B
 // (letters B, D, H and d for D/1, P for P). P is linfault's own default beside the paper's
-// versions: the portfolio scheduler over mixed even and uneven shapes (detect --scheduler
+// versions: the portfolio scheduler over mixed even and split shapes (detect --scheduler
 // portfolio --shapes mixed); B, D, H and D/1 run the paper's even 2 x M histories. P is compared
 // with the paper's D. W is the window scheduler (dpct/window_scheduler.h) on the paper's even
 // histories, also compared with the paper's D.

@@ -8,19 +8,23 @@
 
 #include <linfault/target.h>
 
+#include "append_log.h"
 #include "bank.h"
 #include "bounded_queue.h"
 #include "cached_register.h"
 #include "cas_counter.h"
 #include "counted_stack.h"
+#include "double_buffer.h"
 #include "flagged_register.h"
 #include "lossy_counter.h"
 #include "max_register.h"
 #include "permits.h"
 #include "reserve_queue.h"
 #include "ring_queue.h"
+#include "rw_spinlock.h"
 #include "sharded_counter.h"
 #include "slot_stack.h"
+#include "stats_counter.h"
 #include "striped_set.h"
 #include "ticket_counter.h"
 #include "torn_register.h"
@@ -425,4 +429,113 @@ LINFAULT_REGISTER_TARGET([] {
                   .method("reset", &user::ShardedCounter::reset)
                   .factory();
   return t;
+});
+
+// The fourth held-out set (bench/schedulers/README.md): written before linfault's mixed shapes
+// pitted whole threads of readers against threads of writers. No written models.
+
+namespace {
+
+template <class Log>
+linfault::Target append_log(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"append", linfault::unique_value(), "append(v, unique)"},
+                  {"read_last", linfault::no_arguments(), "read_last() -> value | nil"},
+                  {"size", linfault::no_arguments(), "size() -> count"}};
+  t.factory = linfault::Binding<Log>()
+                  .method("append", &Log::append)
+                  .method("read_last", &Log::read_last)
+                  .method("size", &Log::size)
+                  .factory();
+  return t;
+}
+
+template <class Counter>
+linfault::Target stats_counter(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"record", linfault::key_in(0, 1), "record(hit 0..1)"},
+                  {"misses", linfault::no_arguments(), "misses() -> count"}};
+  t.factory = linfault::Binding<Counter>()
+                  .method("record", &Counter::record)
+                  .method("misses", &Counter::misses)
+                  .factory();
+  return t;
+}
+
+template <class Pair>
+linfault::Target rw_spinlock_pair(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"update", linfault::unique_value(), "update(v, unique)"},
+                  {"read", linfault::no_arguments(), "read() -> hi:lo"}};
+  t.factory = linfault::Binding<Pair>()
+                  .method("update", &Pair::update)
+                  .method("read", &Pair::read)
+                  .factory();
+  return t;
+}
+
+}  // namespace
+
+LINFAULT_REGISTER_TARGET([] {
+  return append_log<user::AppendLog>(
+      "append_log", false, "append-only log publishing its slots in order (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return append_log<user::RacyAppendLog>(
+      "append_log_buggy", true,
+      "append-only log whose readers trust the slot reservations (buggy: reads an unwritten "
+      "slot)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  linfault::Target t;
+  t.name = "double_buffer_buggy";
+  t.model = "serial";
+  t.description =
+      "two-word value in two buffers with a flipped index (buggy: a read against two writes is "
+      "torn)";
+  t.bug_expected = true;
+  t.operations = {{"write", linfault::unique_value(), "write(v, unique)"},
+                  {"read", linfault::no_arguments(), "read() -> hi:lo"}};
+  t.factory = linfault::Binding<user::DoubleBuffer>()
+                  .method("write", &user::DoubleBuffer::write)
+                  .method("read", &user::DoubleBuffer::read)
+                  .factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return stats_counter<user::StatsCounter>(
+      "stats_counter", false, "event and hit counts in one word (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return stats_counter<user::SplitStatsCounter>(
+      "stats_counter_buggy", true,
+      "event and hit counts in two counters read one after the other (buggy: misses below zero)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return rw_spinlock_pair<user::RwSpinlockPair>(
+      "rw_spinlock", false, "two words under a reader-writer spinlock (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return rw_spinlock_pair<user::RacyRwSpinlockPair>(
+      "rw_spinlock_buggy", true,
+      "two words under a reader-writer spinlock whose readers do not check for a writer again "
+      "(buggy: a torn read)");
 });

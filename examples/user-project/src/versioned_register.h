@@ -6,8 +6,9 @@
 // write advances it by 2, so after 2^(version_bits-1) writes it is back where it was. With 3 bits
 // that is 4 writes: a reader that loaded the high word, was preempted while another thread
 // completed 4 writes, then loaded the low word, sees the same version and returns a torn value.
-// Only an uneven shape finds it: one read against four writes (1 || 4), with the reader stopped
-// between its two loads. With 32 bits it would take 2^31 writes inside one read: correct in
+// Only a thread of readers against writers finds it (the split shapes of linfault's default
+// --shapes mixed): one read against four writes (1 || 4), with the reader stopped between its
+// two loads. With 32 bits it would take 2^31 writes inside one read: correct in
 // practice (the control).
 //
 // Thread-safety: read() and write() may be called concurrently from any number of threads.

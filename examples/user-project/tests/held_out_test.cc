@@ -1,6 +1,7 @@
 // linfault's GoogleTest check on the objects written after linfault's schedulers were tuned (the
-// held-out objects of bench/schedulers, the second set written after the window scheduler, and
-// the third written before the portfolio's opening of random walks):
+// held-out objects of bench/schedulers, the second set written after the window scheduler, the
+// third written before the portfolio's opening of random walks, and the fourth before the mixed
+// shapes' threads of readers):
 // every buggy one is caught with a small test case, and every control passes its budget.
 
 #include <linfault/gtest.h>
@@ -54,6 +55,15 @@ const HeldOut kObjects[] = {
     {.target = "slot_stack_buggy", .scheduler = "portfolio"},
     {.target = "sharded_counter_buggy", .scheduler = "portfolio"},
     {.target = "permits", .buggy = false, .scheduler = "portfolio"},
+    // The fourth held-out set, written before the mixed shapes pitted whole threads of readers
+    // against threads of writers.
+    {.target = "append_log_buggy", .scheduler = "portfolio"},
+    {.target = "double_buffer_buggy", .scheduler = "portfolio"},
+    {.target = "stats_counter_buggy", .scheduler = "portfolio"},
+    {.target = "rw_spinlock_buggy", .scheduler = "portfolio"},
+    {.target = "append_log", .buggy = false, .scheduler = "portfolio"},
+    {.target = "stats_counter", .buggy = false, .scheduler = "portfolio"},
+    {.target = "rw_spinlock", .buggy = false, .scheduler = "portfolio"},
 };
 
 class HeldOutTest : public ::testing::TestWithParam<HeldOut> {};
