@@ -426,8 +426,8 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
         shapes = "1 || " + m + " operations" + (roles ? ": a reader against writers" : "");
         break;
     }
-    plan.description += std::string("; ") + shape_mix_name(options.shapes) + " shapes (" +
-                        shapes + ")";
+    plan.description +=
+        std::string("; ") + shape_mix_name(options.shapes) + " shapes (" + shapes + ")";
   }
   return plan;
 }

@@ -3,10 +3,10 @@
 
     bench/detect_throughput/throughput.py NEW_LINFAULT OLD_LINFAULT [--histories N] [--repeats R]
 
-Runs `detect --threads 2 --ops 5 --scheduler pct --json` on 2 x 5 stacks and queues (correct and
-buggy), with --jobs 1 and 2, alternating the two binaries, and prints histories/s per core
-(histories / wall seconds / jobs) and per CPU second (histories / (user + system) seconds, which
-a busy machine disturbs less); best of R runs, since the machine is shared. It also checks
+Runs `detect --threads 2 --ops 5 --scheduler pct --shapes even --json` on 2 x 5 stacks and queues
+(correct and buggy: whole 2 x 5 histories, whatever the default shapes), with --jobs 1 and 2,
+alternating the two binaries, and prints histories/s per core (histories / wall seconds / jobs)
+and per CPU second (histories / (user + system) seconds, which a busy machine disturbs less); best of R runs, since the machine is shared. It also checks
 that both builds report the same results (violations, unknown verdicts, outcomes, first failing
 seed): a faster detect that finds something else is a bug, not a speed-up.
 """

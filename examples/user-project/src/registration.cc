@@ -489,8 +489,8 @@ linfault::Target rw_spinlock_pair(std::string name, bool bug_expected, std::stri
 }  // namespace
 
 LINFAULT_REGISTER_TARGET([] {
-  return append_log<user::AppendLog>(
-      "append_log", false, "append-only log publishing its slots in order (correct)");
+  return append_log<user::AppendLog>("append_log", false,
+                                     "append-only log publishing its slots in order (correct)");
 });
 
 LINFAULT_REGISTER_TARGET([] {
@@ -518,8 +518,8 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 LINFAULT_REGISTER_TARGET([] {
-  return stats_counter<user::StatsCounter>(
-      "stats_counter", false, "event and hit counts in one word (correct)");
+  return stats_counter<user::StatsCounter>("stats_counter", false,
+                                           "event and hit counts in one word (correct)");
 });
 
 LINFAULT_REGISTER_TARGET([] {
