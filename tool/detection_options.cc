@@ -60,8 +60,8 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->check(CLI::IsMember(scheduler_names()));
   app.add_option("--shapes", args.shapes,
                  "Random workloads: even: N threads of M operations; split: one thread of M "
-                 "methods that only read against N-1 threads of M methods that write, when the "
-                 "target has both (observers against bursts of updates: ABA and torn reads), "
+                 "operations that only read against N-1 threads of M operations that write, when "
+                 "the target has both (observers against bursts of updates: ABA and torn reads), "
                  "else even; uneven: as split, but the reading thread runs one operation; "
                  "mixed: even and split, drawn per history")
       ->capture_default_str()
