@@ -80,10 +80,12 @@ struct Plan {
   bool tree_estimator = false;  // kDpct or kSurw (or a portfolio's dpct member) with an estimator
   std::uint64_t k = 0;          // fixed k of pct (and of the dpct fallback)
   std::string description;
-  // Uneven shapes: the operation weights of the long threads (the methods that write) and of the
-  // single operation (those that do not); both empty when every method writes or none does (then
-  // every thread draws uniformly).
+  // Split and uneven shapes: the operation weights of the writing threads (the methods that
+  // write), of the split shape's other thread (reading and writing methods half the time each),
+  // and of the uneven shape's single operation (the methods that do not write); all empty when
+  // every method writes or none does (then every thread draws uniformly).
   std::vector<unsigned> burst_weights;
+  std::vector<unsigned> split_weights;
   std::vector<unsigned> observer_weights;
 };
 
@@ -158,7 +160,8 @@ dpct::Workload workload_for(const targets::Target& target, const DriverOptions& 
     if (drawn == ShapeMix::kUneven) shape.thread_ops[observer] = 1;
     if (roles) {
       shape.thread_weights.assign(options.threads, plan.burst_weights);
-      shape.thread_weights[observer] = plan.observer_weights;
+      shape.thread_weights[observer] =
+          drawn == ShapeMix::kUneven ? plan.observer_weights : plan.split_weights;
     }
   }
   return targets::random_workload(target, shape, seed);
@@ -181,14 +184,18 @@ bool writes(const dpct::TraceStep& step) {
   }
 }
 
-// The split and uneven shapes' mixes of `plan`: bursts of writers against readers.
+// The split and uneven shapes' mixes of `plan`: bursts of writers against a thread that reads.
 void set_role_mixes(Plan& plan, const targets::Target& target, const DriverOptions& options) {
   if (options.workload || options.shapes == ShapeMix::kEven) return;
   const std::vector<bool> writers = methods_that_write(target, kProbeSeed);
-  const auto count = static_cast<std::size_t>(std::count(writers.begin(), writers.end(), true));
-  if (count == 0 || count == writers.size()) return;
+  const auto writing = static_cast<unsigned>(std::count(writers.begin(), writers.end(), true));
+  const auto reading = static_cast<unsigned>(writers.size()) - writing;
+  if (writing == 0 || reading == 0) return;
   for (bool w : writers) {
     plan.burst_weights.push_back(w ? 1 : 0);
+    // Each reading method weighs the number of writing ones and the other way round: reads and
+    // writes half the time each.
+    plan.split_weights.push_back(w ? reading : writing);
     plan.observer_weights.push_back(w ? 0 : 1);
   }
 }
@@ -415,11 +422,12 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
     std::string shapes;
     switch (options.shapes) {
       case ShapeMix::kMixed:
-        shapes = roles ? "even, and " + m + " || " + m + " operations: readers against writers"
-                       : "even: every method writes, or none";
+        shapes = roles
+                     ? "even, and " + m + " || " + m + " operations: half reads against writes only"
+                     : "even: every method writes, or none";
         break;
       case ShapeMix::kSplit:
-        shapes = roles ? m + " || " + m + " operations: readers against writers"
+        shapes = roles ? m + " || " + m + " operations: half reads against writes only"
                        : "even: every method writes, or none";
         break;
       default:

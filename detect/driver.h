@@ -108,20 +108,22 @@ std::string controlled_scheduler_names(bool with_portfolio);
 // The shapes of random workloads (DriverOptions::shapes). Which methods write is learnt from
 // sequential probe runs of the target (methods_that_write).
 //   even    every thread runs M operations drawn uniformly (the CGVT paper's histories);
-//   split   one thread runs M operations that only read against N-1 threads of M operations
-//           that write, when the target has both kinds (observers against bursts of updates, the
-//           shape of ABA and torn-read bugs: pair_snapshot's readpair || 4 writes, size || add;
-//           remove); otherwise the even shape;
-//   uneven  the same, but the reading thread runs a single operation (1 || M: the shape of a
-//           minimal test case; measured weaker than split for finding bugs, kept for such runs);
-//           otherwise one thread of one uniformly drawn operation against N-1 of M;
+//   split   when the target has methods that write and methods that only read: N-1 threads of
+//           M operations that write against one thread of M operations that read half the time
+//           and write the other half (reads against bursts of updates, the shape of ABA and
+//           torn-read bugs: pair_snapshot's readpair || 4 writes, size || add; remove; and
+//           writes against writes); otherwise the even shape;
+//   uneven  one thread runs a single operation that only reads against N-1 threads of M that
+//           write (1 || M: the shape of a minimal test case; measured weaker than split for
+//           finding bugs, kept for such runs); otherwise one thread of one uniformly drawn
+//           operation against N-1 of M;
 //   mixed   each history draws even or split with probability 1/2 from its seed; the even
 //           histories are exactly those `even` draws for the same seed, and for a target whose
 //           methods all write (or none do) every history is.
-// Mixed drew even or uneven until 2026-11-27: one reading operation per history against a
-// whole thread of readers took 1.4 times the histories to the first violation (geometric mean
-// over bench/schedulers' targets at 2 x 6 and 2 x 10), and a 2 x 50 history's single reader
-// threw half the campaign away (bench/schedulers/README.md).
+// Mixed drew even or uneven until 2026-11-27, and took about 1.8 times the histories to the first
+// violation (geometric mean over bench/schedulers' targets at 2 x 6 and 2 x 10); its split
+// histories' reading thread writes half the time because a thread of reads only cannot meet a bug
+// between two writers, which left mixed behind `even` there. Measured: bench/schedulers/README.md.
 enum class ShapeMix : std::uint8_t { kEven, kSplit, kUneven, kMixed };
 const char* shape_mix_name(ShapeMix mix);  // "even", "split", "uneven", "mixed"
 std::optional<ShapeMix> parse_shape_mix(std::string_view name);

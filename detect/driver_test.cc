@@ -434,30 +434,56 @@ TEST(ShapesTest, UnevenWorkloadsPitOneReaderAgainstBurstsOfWriters) {
   EXPECT_EQ(methods, (std::set<std::string>{"pop", "push"}));
 }
 
-TEST(ShapesTest, SplitWorkloadsPitAThreadOfReadersAgainstThreadsOfWriters) {
+TEST(ShapesTest, SplitWorkloadsPitAThreadThatReadsAgainstThreadsOfWriters) {
   DriverOptions options;
   options.threads = 3;
   options.ops_per_thread = 8;
   options.shapes = ShapeMix::kSplit;
   std::vector<std::size_t> readers(3, 0);
+  std::size_t reads = 0;
+  std::size_t reader_calls = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     const dpct::Workload w = detection_workload(targets::find("pair_snapshot"), options, seed);
     ASSERT_EQ(w.threads.size(), 3u);
-    std::size_t reader = 3;
+    std::size_t reader = 3;  // the thread with readpairs: at most one
     for (std::size_t t = 0; t < 3; ++t) {
       ASSERT_EQ(w.threads[t].size(), 8u);
-      if (w.threads[t][0].method == "readpair") {
-        EXPECT_EQ(reader, 3u) << "two reading threads, seed " << seed;
+      for (const history::Call& call : w.threads[t]) {
+        if (call.method != "readpair") continue;
+        EXPECT_TRUE(reader == 3 || reader == t) << "two reading threads, seed " << seed;
         reader = t;
       }
-      for (const history::Call& call : w.threads[t]) {
-        EXPECT_EQ(call.method, t == reader ? "readpair" : "write") << "seed " << seed;
-      }
     }
-    ASSERT_LT(reader, 3u) << "seed " << seed;
+    if (reader == 3) continue;  // the reading thread drew writes only (1 in 256)
     ++readers[reader];
+    for (const history::Call& call : w.threads[reader]) reads += call.method == "readpair";
+    reader_calls += 8;
   }
   for (std::size_t count : readers) EXPECT_GT(count, 40u);  // every thread gets to read
+  // The reading thread reads half the time (both methods weigh the same here).
+  EXPECT_GT(reads, reader_calls * 2 / 5);
+  EXPECT_LT(reads, reader_calls * 3 / 5);
+  // Also with one reading method against two writing ones (lf_list: contains; add, remove): a
+  // thread with contains reads half the time, the other never.
+  options.threads = 2;
+  std::size_t contains = 0;
+  std::size_t calls = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const dpct::Workload w = detection_workload(targets::find("lf_list"), options, seed);
+    std::size_t with_contains = 0;
+    for (const auto& thread : w.threads) {
+      const auto n = static_cast<std::size_t>(
+          std::count_if(thread.begin(), thread.end(),
+                        [](const history::Call& c) { return c.method == "contains"; }));
+      if (n == 0) continue;
+      ++with_contains;
+      contains += n;
+      calls += thread.size();
+    }
+    EXPECT_LE(with_contains, 1u) << "seed " << seed;
+  }
+  EXPECT_GT(contains, calls * 2 / 5);
+  EXPECT_LT(contains, calls * 3 / 5);
   // Every method of a stack writes: its split workloads are its even ones.
   DriverOptions even = options;
   even.shapes = ShapeMix::kEven;

@@ -59,11 +59,11 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler_names()));
   app.add_option("--shapes", args.shapes,
-                 "Random workloads: even: N threads of M operations; split: one thread of M "
-                 "operations that only read against N-1 threads of M operations that write, when "
-                 "the target has both (observers against bursts of updates: ABA and torn reads), "
-                 "else even; uneven: as split, but the reading thread runs one operation; "
-                 "mixed: even and split, drawn per history")
+                 "Random workloads: even: N threads of M operations; split: when the target has "
+                 "methods that write and methods that only read, N-1 threads of M writes against "
+                 "one thread of M operations that read half the time (reads against bursts of "
+                 "updates: ABA and torn reads), else even; uneven: one operation that only reads "
+                 "against N-1 threads of M writes; mixed: even and split, drawn per history")
       ->capture_default_str()
       ->check(CLI::IsMember({"even", "split", "uneven", "mixed"}));
   app.add_option("--native-noise", args.native_noise,
