@@ -16,8 +16,11 @@
 #include "counted_stack.h"
 #include "double_buffer.h"
 #include "flagged_register.h"
+#include "lazy_value.h"
 #include "lossy_counter.h"
+#include "mailbox.h"
 #include "max_register.h"
+#include "min_max.h"
 #include "permits.h"
 #include "reserve_queue.h"
 #include "ring_queue.h"
@@ -470,6 +473,54 @@ linfault::Target stats_counter(std::string name, bool bug_expected, std::string 
   return t;
 }
 
+template <class Lazy>
+linfault::Target lazy_value(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"get", linfault::unique_value(), "get(v, unique) -> value"},
+                  {"peek", linfault::no_arguments(), "peek() -> value or 0"}};
+  t.factory =
+      linfault::Binding<Lazy>().method("get", &Lazy::get).method("peek", &Lazy::peek).factory();
+  return t;
+}
+
+template <class Box>
+linfault::Target mailbox(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"put", linfault::unique_value(), "put(v, unique) -> bool"},
+                  {"take", linfault::no_arguments(), "take() -> message or 0"},
+                  {"full", linfault::no_arguments(), "full() -> bool"}};
+  t.factory = linfault::Binding<Box>()
+                  .method("put", &Box::put)
+                  .method("take", &Box::take)
+                  .method("full", &Box::full)
+                  .factory();
+  return t;
+}
+
+template <class Bounds>
+linfault::Target min_max(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"record", linfault::key_in(1, 99), "record(v 1..99)"},
+                  {"bounds", linfault::no_arguments(), "bounds() -> min * 1000 + max"}};
+  t.factory = linfault::Binding<Bounds>()
+                  .method("record", &Bounds::record)
+                  .method("bounds", &Bounds::bounds)
+                  .factory();
+  return t;
+}
+
 template <class Pair>
 linfault::Target rw_spinlock_pair(std::string name, bool bug_expected, std::string description) {
   linfault::Target t;
@@ -538,4 +589,39 @@ LINFAULT_REGISTER_TARGET([] {
       "rw_spinlock_buggy", true,
       "two words under a reader-writer spinlock whose readers do not check for a writer again "
       "(buggy: a torn read)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return lazy_value<user::CasLazyValue>("lazy_value", false,
+                                        "a value set once by the first get, by compare-exchange "
+                                        "(correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return lazy_value<user::RacyLazyValue>(
+      "lazy_value_buggy", true,
+      "a value set once by the first get, checked then stored (buggy: two gets both set it)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return mailbox<user::CasMailbox>("mailbox", false,
+                                   "a one-message box filled by compare-exchange, emptied by "
+                                   "exchange (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return mailbox<user::RacyMailbox>(
+      "mailbox_buggy", true,
+      "a one-message box whose put and take load, then store (buggy: a lost or doubled message)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return min_max<user::PackedMinMax>("min_max", false,
+                                     "least and greatest value in one word (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return min_max<user::SplitMinMax>(
+      "min_max_buggy", true,
+      "least and greatest value in two words read one after the other (buggy: a torn pair)");
 });
