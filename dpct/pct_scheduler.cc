@@ -86,7 +86,12 @@ bool is_write_like(AccessKind kind) {
 
 std::uint64_t PctScheduler::epoch_steps() const {
   if (options_.epoch_operations == 0 || total_operations_ <= options_.epoch_operations) return k_;
-  return std::max<std::uint64_t>(1, k_ * options_.epoch_operations / total_operations_);
+  // Rounded up, and at least 2: a span of one step puts every change point on the epoch's first
+  // decision, in every run, and operations of one or two accesses (k below the operation count)
+  // rounded down to it and could never be preempted inside.
+  const std::uint64_t share =
+      (k_ * options_.epoch_operations + total_operations_ - 1) / total_operations_;
+  return std::max<std::uint64_t>(2, share);
 }
 
 void PctScheduler::draw_priorities() {

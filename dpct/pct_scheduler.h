@@ -19,9 +19,9 @@
 // to overlap is rarely hit even though the run passes through many such windows. With epochs the
 // plan is redrawn every time E more operations have completed: fresh random priorities, and d-1
 // change points among the next k_E decisions, where k_E is the run's k (estimated, and revised)
-// times E over the run's operation count. Each epoch then carries PCT's guarantee for the bugs
-// whose operations lie within it, with k_E in place of k. Revisions of k take effect at the next
-// epoch.
+// times E over the run's operation count, rounded up and at least 2. Each epoch then carries PCT's
+// guarantee for the bugs whose operations lie within it, with k_E in place of k. Revisions of k
+// take effect at the next epoch.
 //
 // Write bias (PctOptions::defer_to_write = p > 0): most atomicity violations are check-then-act
 // windows, a thread that reads shared state and later writes (CAS, store, lock) on the strength

@@ -245,6 +245,25 @@ bool lost_an_update(const history::History& h) {
   return false;
 }
 
+// Operations of two accesses each, and a k below the operation count (a pilot estimate on an
+// object whose calls are mostly one load): the epoch's share of k, 10 x 2 / 20 = 1, rounded down
+// to one step, put every change point on the epoch's first decision and no inc was ever preempted
+// between its load and its store. The share is now rounded up and at least 2.
+TEST(PctSchedulerTest, EpochsOfShortOperationsStillPreemptBetweenTheirAccesses) {
+  Workload w;
+  w.threads.assign(2, std::vector<Call>(10, Call{"inc", {}}));
+  const ObjectFactory factory = fixtures::factory_of<LostUpdate>(0);
+  Executor executor;
+  ExecutionOptions options;
+  options.record_points = false;
+  int hits = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    PctScheduler pct(PctOptions{.seed = seed, .depth = 3, .steps = 10, .epoch_operations = 2});
+    hits += lost_an_update(executor.execute(factory, w, pct, options).history);
+  }
+  EXPECT_GT(hits, 20);
+}
+
 TEST(PctSchedulerTest, WriteBiasMovesPreemptionsIntoCheckThenActWindows) {
   Workload w;
   w.threads.assign(2, std::vector<Call>(3, Call{"inc", {}}));

@@ -51,11 +51,16 @@ TEST_F(DetectCliTest, FindsTheTreiberBugSavesTheRunsAndReportsJson) {
   EXPECT_NE(replay.out.find("history: identical to the saved one"), std::string::npos);
   EXPECT_NE(replay.out.find("the violation REPRODUCES"), std::string::npos);
 
-  // The same history rerun alone from its seed reproduces it too.
+  // The same history rerun alone from its seed, with the campaign's k (a campaign of one
+  // history from another seed learns another k from its pilot runs), reproduces it too.
+  const std::string scheduler = summary["scheduler"];
+  const std::size_t k_at = scheduler.find(" k=");
+  ASSERT_NE(k_at, std::string::npos) << scheduler;
+  const std::string k = scheduler.substr(k_at + 3, scheduler.find(' ', k_at + 3) - (k_at + 3));
   const RunResult again =
       run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 1 --scheduler pct "
-          "--json --seed " +
-          std::to_string(summary["first_failing_seed"].get<int>()));
+          "--json --k " +
+          k + " --seed " + std::to_string(summary["first_failing_seed"].get<int>()));
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
 }
 

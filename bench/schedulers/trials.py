@@ -18,8 +18,8 @@ and reports every violation, unknown verdict, deadlock, livelock or crash; it ex
 
     python3 bench/schedulers/trials.py --linfault build/tool/linfault \\
         [--user-tool build-user/user-linfault] [--budget 1000] [--trials 20] [--threads 2] \\
-        [--ops 6] [--jobs 1] [--parallel 2] [--target T]... [--scheduler S]... [--controls N]
-        [--compare A:B]...
+        [--ops 6] [--jobs 1] [--parallel 2] [--shapes S] [--target T]... [--scheduler S]...
+        [--controls N] [--compare A:B]...
 
 After the table: per scheduler, the trials that found and the geometric mean over the rows of
 the histories per find (every history the trials ran, a miss counting its whole budget, per
@@ -104,6 +104,8 @@ def detect(binary, target, scheduler, args, seed, histories, stop_at_first):
                "--threads", str(args.threads), "--ops", str(args.ops),
                "--histories", str(histories), "--seed", str(seed), "--jobs", str(args.jobs),
                "--json"]
+    if args.shapes:
+        command += ["--shapes", args.shapes]
     if stop_at_first:
         command.append("--stop-at-first")
     try:
@@ -285,6 +287,8 @@ def main():
     parser.add_argument("--parallel", type=int, default=2, help="campaigns run at once")
     parser.add_argument("--cell-timeout", type=float, default=600,
                         help="seconds per detect run before the cell reports a timeout")
+    parser.add_argument("--shapes", choices=["even", "split", "uneven", "mixed"],
+                        help="detect --shapes of every campaign (default: the binary's)")
     parser.add_argument("--target", action="append", help="only these targets (repeatable)")
     parser.add_argument("--scheduler", action="append", choices=SCHEDULERS)
     parser.add_argument("--controls", type=int, metavar="N",
