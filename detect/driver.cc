@@ -419,16 +419,16 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       options.ops_per_thread >= 2) {
     const std::string m = std::to_string(options.ops_per_thread);
     const bool roles = !plan.burst_weights.empty();
+    // Mixed draws even or split histories; split is even for a target without both roles.
+    const std::string split = roles ? m + " || " + m + " operations: half reads against writes only"
+                                    : "even: every method writes, or none";
     std::string shapes;
     switch (options.shapes) {
       case ShapeMix::kMixed:
-        shapes = roles
-                     ? "even, and " + m + " || " + m + " operations: half reads against writes only"
-                     : "even: every method writes, or none";
+        shapes = roles ? "even, and " + split : split;
         break;
       case ShapeMix::kSplit:
-        shapes = roles ? m + " || " + m + " operations: half reads against writes only"
-                       : "even: every method writes, or none";
+        shapes = split;
         break;
       default:
         shapes = "1 || " + m + " operations" + (roles ? ": a reader against writers" : "");

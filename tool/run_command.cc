@@ -207,8 +207,9 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArguments>();
   args->target = "treiber_stack_buggy";
   // Detection stops at the first failing history, so the budget only costs a correct object:
-  // about a second at the default 2 x 10 (histories take tens of microseconds). A rare bug such
-  // as pair_snapshot's 1 || 4, about one history in 900, is then found nearly always.
+  // about a second at the default 2 x 10 against a model, up to about 10 s where the target's
+  // serial runs are the specification. A rare bug such as pair_snapshot's 1 || 4, about one
+  // history in 1,100, is then found nearly always.
   args->histories = 10000;
   CLI::App* cmd = app.add_subcommand(
       "run",
