@@ -42,6 +42,17 @@ std::vector<linfault::Value> two_word_value(linfault::ArgumentSource& source) {
   return {source.unique() * kBothHalves};
 }
 
+// A target with no written model: its own serial runs are the specification (linfault's
+// docs/serial-spec.md). The caller adds the operations and the factory.
+linfault::Target serial_target(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "serial";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  return t;
+}
+
 const linfault::OperationSpec kRegisterWrite{"write", two_word_value, "write(n:n, unique)"};
 const linfault::OperationSpec kRegisterRead{"read", linfault::no_arguments(), "read() -> value"};
 
@@ -254,11 +265,7 @@ namespace {
 
 template <class Counter>
 linfault::Target ticket_counter(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"add_and_get", linfault::key_in(1, 3), "add_and_get(1..3) -> total"},
                   {"get", linfault::no_arguments(), "get() -> total"}};
   t.factory = linfault::Binding<Counter>()
@@ -289,11 +296,7 @@ namespace {
 
 template <class Register>
 linfault::Target max_register(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"write_max", linfault::key_in(1, 5), "write_max(1..5)"},
                   {"read", linfault::no_arguments(), "read() -> max"}};
   t.factory = linfault::Binding<Register>()
@@ -305,11 +308,7 @@ linfault::Target max_register(std::string name, bool bug_expected, std::string d
 
 template <class Bank>
 linfault::Target bank(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"transfer", linfault::key_in(1, 3), "transfer(1..3)"},
                   {"total", linfault::no_arguments(), "total() -> sum"}};
   t.factory = linfault::Binding<Bank>()
@@ -345,12 +344,9 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 LINFAULT_REGISTER_TARGET([] {
-  linfault::Target t;
-  t.name = "counted_stack_buggy";
-  t.model = "serial";
-  t.description =
-      "Treiber stack with a size counter updated after the link (buggy: size() can be -1)";
-  t.bug_expected = true;
+  linfault::Target t = serial_target(
+      "counted_stack_buggy", true,
+      "Treiber stack with a size counter updated after the link (buggy: size() can be -1)");
   t.operations = {{"push", linfault::key_in(1, 5), "push(1..5)"},
                   {"pop", linfault::no_arguments(), "pop() -> value | nil"},
                   {"size", linfault::no_arguments(), "size() -> count"}};
@@ -368,11 +364,7 @@ namespace {
 
 template <class Permits>
 linfault::Target permits(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"try_acquire", linfault::no_arguments(), "try_acquire() -> bool"},
                   {"release", linfault::no_arguments(), "release()"},
                   {"available", linfault::no_arguments(), "available() -> count"}};
@@ -400,12 +392,9 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 LINFAULT_REGISTER_TARGET([] {
-  linfault::Target t;
-  t.name = "slot_stack_buggy";
-  t.model = "serial";
-  t.description =
-      "array stack whose push claims a slot, then fills it (buggy: a pop takes an empty slot)";
-  t.bug_expected = true;
+  linfault::Target t = serial_target(
+      "slot_stack_buggy", true,
+      "array stack whose push claims a slot, then fills it (buggy: a pop takes an empty slot)");
   t.operations = {{"push", linfault::key_in(1, 5), "push(1..5)"},
                   {"pop", linfault::no_arguments(), "pop() -> value | nil"}};
   t.factory = linfault::Binding<user::SlotStack>()
@@ -416,13 +405,10 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 LINFAULT_REGISTER_TARGET([] {
-  linfault::Target t;
-  t.name = "sharded_counter_buggy";
-  t.model = "serial";
-  t.description =
-      "counter over two shards whose reset zeroes them one by one (buggy: a read "
-      "sees half a reset)";
-  t.bug_expected = true;
+  linfault::Target t =
+      serial_target("sharded_counter_buggy", true,
+                    "counter over two shards whose reset zeroes them one by one (buggy: a read "
+                    "sees half a reset)");
   t.operations = {{"increment", linfault::key_in(0, 1), "increment(shard 0..1)"},
                   {"read", linfault::no_arguments(), "read() -> sum"},
                   {"reset", linfault::no_arguments(), "reset()"}};
@@ -441,11 +427,7 @@ namespace {
 
 template <class Log>
 linfault::Target append_log(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"append", linfault::unique_value(), "append(v, unique)"},
                   {"read_last", linfault::no_arguments(), "read_last() -> value | nil"},
                   {"size", linfault::no_arguments(), "size() -> count"}};
@@ -459,11 +441,7 @@ linfault::Target append_log(std::string name, bool bug_expected, std::string des
 
 template <class Counter>
 linfault::Target stats_counter(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"record", linfault::key_in(0, 1), "record(hit 0..1)"},
                   {"misses", linfault::no_arguments(), "misses() -> count"}};
   t.factory = linfault::Binding<Counter>()
@@ -475,11 +453,7 @@ linfault::Target stats_counter(std::string name, bool bug_expected, std::string 
 
 template <class Lazy>
 linfault::Target lazy_value(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"get", linfault::unique_value(), "get(v, unique) -> value"},
                   {"peek", linfault::no_arguments(), "peek() -> value or 0"}};
   t.factory =
@@ -489,11 +463,7 @@ linfault::Target lazy_value(std::string name, bool bug_expected, std::string des
 
 template <class Box>
 linfault::Target mailbox(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"put", linfault::unique_value(), "put(v, unique) -> bool"},
                   {"take", linfault::no_arguments(), "take() -> message or 0"},
                   {"full", linfault::no_arguments(), "full() -> bool"}};
@@ -507,11 +477,7 @@ linfault::Target mailbox(std::string name, bool bug_expected, std::string descri
 
 template <class Bounds>
 linfault::Target min_max(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"record", linfault::key_in(1, 99), "record(v 1..99)"},
                   {"bounds", linfault::no_arguments(), "bounds() -> min * 1000 + max"}};
   t.factory = linfault::Binding<Bounds>()
@@ -523,11 +489,7 @@ linfault::Target min_max(std::string name, bool bug_expected, std::string descri
 
 template <class Pair>
 linfault::Target rw_spinlock_pair(std::string name, bool bug_expected, std::string description) {
-  linfault::Target t;
-  t.name = std::move(name);
-  t.model = "serial";
-  t.description = std::move(description);
-  t.bug_expected = bug_expected;
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
   t.operations = {{"update", linfault::unique_value(), "update(v, unique)"},
                   {"read", linfault::no_arguments(), "read() -> hi:lo"}};
   t.factory = linfault::Binding<Pair>()
@@ -552,13 +514,10 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 LINFAULT_REGISTER_TARGET([] {
-  linfault::Target t;
-  t.name = "double_buffer_buggy";
-  t.model = "serial";
-  t.description =
+  linfault::Target t = serial_target(
+      "double_buffer_buggy", true,
       "two-word value in two buffers with a flipped index (buggy: a read against two writes is "
-      "torn)";
-  t.bug_expected = true;
+      "torn)");
   t.operations = {{"write", linfault::unique_value(), "write(v, unique)"},
                   {"read", linfault::no_arguments(), "read() -> hi:lo"}};
   t.factory = linfault::Binding<user::DoubleBuffer>()
