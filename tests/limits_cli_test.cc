@@ -14,7 +14,9 @@
 
 #include <chrono>
 #include <random>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +97,32 @@ TEST_F(LimitsCliTest, LimitsMustBeFiniteNonNegativeNumbersThatFit) {
               64);
   }
   EXPECT_EQ(run("check examples/stack-pop-pop.edn --model stack --timeout 0").exit_code, 1);
+}
+
+TEST_F(LimitsCliTest, OutOfRangeOptionsSayTheRangeInOneShortLine) {
+  struct Case {
+    std::string args;
+    std::string option;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {"detect --target treiber_stack_buggy --threads 0",
+       "--threads: ", "must be greater than 0, not 0"},
+      {"detect --target treiber_stack_buggy --jobs 0", "--jobs: ", "must be greater than 0, not 0"},
+      {"run --target treiber_stack_buggy --max-steps 0",
+       "--max-steps: ", "must be greater than 0, not 0"},
+      {"minimize examples/stack-pop-pop.edn --model stack --timeout 0",
+       "--timeout: ", "must be greater than 0, not 0"},
+      {"detect --target treiber_stack_buggy --write-bias 2",
+       "--write-bias: ", "must be between 0 and 1, not 2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const RunResult result = run(c.args);
+    EXPECT_EQ(result.exit_code, 64) << result.out << result.err;
+    expect_one_line_error(result, c.option, c.problem);
+    EXPECT_LT(result.err.size(), 120u) << result.err;  // no bound printed as a 300-digit double
+  }
 }
 
 TEST_F(LimitsCliTest, ADirectoryIsAnInputThatCannotBeOpened) {

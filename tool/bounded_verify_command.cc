@@ -136,7 +136,7 @@ std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
                         .add_option("--min-timeout", args.minimize_seconds,
                                     "--target: seconds for minimizing a counterexample")
                         ->capture_default_str()
-                        ->check(CLI::PositiveNumber));
+                        ->check(positive()));
   return options;
 }
 

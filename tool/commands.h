@@ -75,6 +75,14 @@ const targets::Target& find_target(const std::string& name, const std::string& f
 inline constexpr double kLargestNumberOption = 1e9;
 void validate_number_options(CLI::App& app);
 
+// Validators for option values whose messages read as the tool's ("--jobs: must be greater than
+// 0, not 0"): CLI11's PositiveNumber and Range(0.0, 1.0) print their bounds as doubles, hundreds
+// of digits long for PositiveNumber. Text that is not a number passes them, for the type's check.
+// positive(): above 0.
+const CLI::Validator& positive();
+// fraction(): in [0, 1].
+const CLI::Validator& fraction();
+
 void add_check_command(CLI::App& app);
 void add_gen_command(CLI::App& app);
 void add_targets_command(CLI::App& app);

@@ -36,13 +36,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   add_spec_option(app, args.spec);
   app.add_option("-n,--threads", args.threads, "Threads per history (N)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("-m,--ops", args.ops, "Operations per thread (M)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("-s,--histories", args.histories, "Histories to run and check (S)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option(
          "--scheduler", args.scheduler,
          "native: real threads, stress (the paper's B; see --native-noise); random: random walk; "
@@ -82,10 +82,10 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   app.add_option("--round-ops", args.round_ops,
                  "--heuristic: operations of the other threads per round")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("-d,--depth", args.depth, "PCT bug depth d")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--epoch", args.epoch,
                  "pct/dpct: redraw the PCT plan (priorities, change points) every E completed "
                  "operations, so a long history gets d-1 preemptions per epoch instead of d-1 in "
@@ -99,7 +99,7 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "what it read and what it writes (where check-then-act races live); 0: plain "
                  "PCT")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction());
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
   app.add_option("--seed", args.seed,
@@ -109,14 +109,14 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->capture_default_str();
   app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--timeout", args.timeout_seconds,
                  "Seconds per history check before it counts as unknown (0: none)")
       ->capture_default_str();
   app.add_option("--max-steps", args.max_steps,
                  "Scheduling points before a controlled run counts as a livelock")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   app.add_option("--workload", args.workload_file,
                  "Run this fixed workload in every history (a JSON file {\"setup\": [calls], "
                  "\"threads\": [[calls], ...], \"reveal\": [calls]}, or a saved run) instead "

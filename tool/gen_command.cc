@@ -89,7 +89,7 @@ void add_gen_command(CLI::App& app) {
   gen->add_option("-s,--seed", args->options.seed, "Random seed")->capture_default_str();
   gen->add_option("--pending", args->options.pending_fraction,
                   "Fraction of threads whose last operation stays pending (json only)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction());
   gen->add_option("-f,--format", args->format, "json (linfault's own), fastlin or snapshot")
       ->check(CLI::IsMember({"json", "fastlin", "snapshot"}))
       ->capture_default_str();

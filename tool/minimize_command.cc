@@ -217,7 +217,7 @@ void add_minimize_command(CLI::App& app) {
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Stop after S seconds, the whole run included, with the smallest failing test "
                   "case found so far (reported as not proven minimal)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->option_text("S");
   cmd->add_flag("--json", args->json, "Print the test case as one JSON object");
   add_test_case_options(*cmd, args->test_case, /*timeout_option=*/false);

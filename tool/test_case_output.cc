@@ -20,7 +20,7 @@ void add_test_case_options(CLI::App& app, TestCaseArguments& args, bool timeout_
                    "Seconds for the whole minimization; past it the smallest failing test case "
                    "found so far is kept and reported as not proven minimal")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive());
   }
   app.add_option("--sampled", args.sampled,
                  "CHECK: fresh D-PCT/PCT/random schedules per candidate after the replay (sigma)")

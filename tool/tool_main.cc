@@ -10,6 +10,7 @@
 #include <iostream>
 #include <mutex>
 #include <new>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -112,7 +113,39 @@ std::string check_float_text(const std::string& text) {
   return "";
 }
 
+// The option's text as a number, when it is one (the type's own check reports the rest).
+std::optional<double> number_in(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 }  // namespace
+
+const CLI::Validator& positive() {
+  static const CLI::Validator validator(
+      [](const std::string& text) -> std::string {
+        const std::optional<double> value = number_in(text);
+        if (!value || *value > 0) return "";
+        return "must be greater than 0, not " + text;
+      },
+      "POSITIVE", "positive");
+  return validator;
+}
+
+const CLI::Validator& fraction() {
+  static const CLI::Validator validator(
+      [](const std::string& text) -> std::string {
+        const std::optional<double> value = number_in(text);
+        if (!value || (*value >= 0 && *value <= 1)) return "";
+        return "must be between 0 and 1, not " + text;
+      },
+      "FRACTION", "fraction");
+  return validator;
+}
 
 void validate_number_options(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {

@@ -166,7 +166,7 @@ void add_triage_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Seconds per input for its check and for its minimization")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str()
       ->option_text("S");
   cmd->add_flag("--json", args->json, "Print the groups as one JSON object");

@@ -190,7 +190,7 @@ void add_verify_command(CLI::App& app) {
           ->add_option("--max-executions", args->max_executions,
                        "Budget of the exploration of each input's interleavings")
           ->capture_default_str()
-          ->check(CLI::PositiveNumber)};
+          ->check(positive())};
   CLI::Option* timeout =
       verify
           ->add_option("--timeout", args->timeout_seconds,
