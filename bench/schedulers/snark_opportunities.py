@@ -20,12 +20,27 @@ each of the four methods with probability 1/4; values do not matter), the script
     next calls exposes the bug (the node it read leaves by the far end while another node is
     there, and the deque is never empty meanwhile), for exactly that stretch. A scheduler that
     does not steer which calls run when, only where an operation pauses and for how long, finds the
-    bug in no more histories than that.
+    bug in no more histories than that;
+  - random pauses (--pauses): what a randomized pausing scheduler can reach. Each pop of a
+    non-empty deque pauses in its window (after it read the hats) with probability --pause-rate,
+    while the other thread runs G whole calls, G drawn from a pause-length law: "window" as the
+    window scheduler draws it (1, 2, 3, 4 with probability 1/2, 1/4, 1/8, 1/8), "geometric-4" and
+    "geometric-8" (mean 4 and 8 calls), "until-done" (the other thread's remaining calls). The
+    pause exposes the bug when G covers a stretch that exposes it (as above); otherwise the pop
+    resumes after the G calls. Each law is measured on whole calls in random order, and with the
+    order steered towards a deque of one element: at each call, with probability 0.9, the thread
+    whose next call brings the size nearer 1 runs (a scheduler that knows the deque's size).
 
     python3 bench/schedulers/snark_opportunities.py [--ops 50] [--histories 20000] [--seed 1]
+        [--pauses [--pause-rate 0.27]]
+
+The default pause rate, 0.27, is the window scheduler's: half its operations may pause inside,
+and an inside pause falls before the second or third of a pop's accesses (the hats' window)
+about half of the time.
 """
 
 import argparse
+import math
 import random
 
 METHODS = ["pushLeft", "pushRight", "popLeft", "popRight"]
@@ -95,6 +110,64 @@ def perfect_pauses(rng, calls, ops):
     return False
 
 
+def apply_call(deque, call, fresh):
+    """Runs the whole call on `deque`; returns the next fresh node."""
+    if call.startswith("push"):
+        deque.insert(0 if call == "pushLeft" else len(deque), fresh)
+        return fresh + 1
+    if deque:
+        deque.pop(0 if call == "popLeft" else -1)
+    return fresh
+
+
+def exposing_stretch(deque, pop, theirs):
+    """The fewest of the other thread's calls `theirs` after which the pop `pop` of the non-empty
+    `deque`, paused after reading the hats, returns a false "empty" (as in exposes()); None when no
+    stretch does."""
+    for length in range(1, len(theirs) + 1):
+        if exposes(deque, pop, theirs[:length]):
+            return length
+    return None
+
+
+PAUSE_LAWS = {
+    "window": lambda rng: rng.choices([1, 2, 3, 4], weights=[4, 2, 1, 1])[0],
+    "geometric-4": lambda rng: 1 + int(math.log(1 - rng.random()) / math.log(1 - 1 / 4)),
+    "geometric-8": lambda rng: 1 + int(math.log(1 - rng.random()) / math.log(1 - 1 / 8)),
+    "until-done": lambda rng: 10**9,
+}
+
+
+def random_pauses(rng, calls, ops, pause_rate, law, steer):
+    """Whether whole calls in random (or size-steered) order, with pops paused at random for
+    `law`'s lengths, find the bug (see the module's doc)."""
+    next_call = [0, 0]
+    deque = []
+    fresh = 1
+    while next_call[0] < ops or next_call[1] < ops:
+        ready = [x for x in (0, 1) if next_call[x] < ops]
+        t = rng.choice(ready)
+        if steer and len(ready) == 2 and rng.random() < 0.9:
+            def distance(x):
+                grows = calls[x][next_call[x]].startswith("push")
+                return abs(len(deque) + (1 if grows else -1 if deque else 0) - 1)
+            if distance(0) != distance(1):
+                t = 0 if distance(0) < distance(1) else 1
+        call = calls[t][next_call[t]]
+        u = 1 - t
+        if call.startswith("pop") and deque and next_call[u] < ops and rng.random() < pause_rate:
+            pause = law(rng)
+            needed = exposing_stretch(deque, call, calls[u][next_call[u]:])
+            if needed is not None and pause >= needed:
+                return True
+            for _ in range(min(pause, ops - next_call[u])):
+                fresh = apply_call(deque, calls[u][next_call[u]], fresh)
+                next_call[u] += 1
+        fresh = apply_call(deque, call, fresh)
+        next_call[t] += 1
+    return False
+
+
 def after(sizes, call):
     """The deque sizes (a bit set) after `call` from any of `sizes`."""
     if call.startswith("push"):
@@ -129,6 +202,10 @@ def main():
     parser.add_argument("--ops", type=int, default=50, help="operations per thread")
     parser.add_argument("--histories", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pauses", action="store_true",
+                        help="also measure random pauses of each length law, unsteered and steered")
+    parser.add_argument("--pause-rate", type=float, default=0.27,
+                        help="probability that a pop of a non-empty deque pauses in its window")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     workloads = [draw(rng, args.ops) for _ in range(args.histories)]
@@ -141,6 +218,14 @@ def main():
           f"{with_one / len(counts):.1%} with at least one; random order with perfect pauses: "
           f"{paused / len(workloads):.1%} of the histories; any order: "
           f"{reachable / len(workloads):.1%} of the workloads can reach one")
+    if args.pauses:
+        for name, law in PAUSE_LAWS.items():
+            found = [sum(1 for calls in workloads
+                         if random_pauses(rng, calls, args.ops, args.pause_rate, law, steer))
+                     for steer in (False, True)]
+            print(f"random pauses, {name} lengths, pause rate {args.pause_rate}: "
+                  f"{found[0] / len(workloads):.1%} of the histories in random order, "
+                  f"{found[1] / len(workloads):.1%} steered towards one element")
 
 
 if __name__ == "__main__":
