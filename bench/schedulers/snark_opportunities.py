@@ -30,6 +30,9 @@ each of the four methods with probability 1/4; values do not matter), the script
     resumes after the G calls. Each law is measured on whole calls in random order, and with the
     order steered towards a deque of one element: at each call, with probability 0.9, the thread
     whose next call brings the size nearer 1 runs (a scheduler that knows the deque's size).
+    Last, "stolen-result" pauses: the pop waits until the other thread has popped the element it
+    would return itself (a length a scheduler could only choose by running the model ahead over
+    the other thread's coming calls).
 
     python3 bench/schedulers/snark_opportunities.py [--ops 50] [--histories 20000] [--seed 1]
         [--pauses [--pause-rate 0.27]]
@@ -138,6 +141,20 @@ PAUSE_LAWS = {
 }
 
 
+def stolen_result_stretch(deque, pop, theirs):
+    """The fewest of the other thread's calls `theirs` after which one of them has popped the
+    element that `pop` would return from `deque` now; None when none does. A pause of this length
+    needs the model: the paused call's result and the other thread's coming calls, run ahead."""
+    nodes = list(deque)
+    fresh = max(nodes) + 1
+    taken = nodes[0 if pop == "popLeft" else -1]
+    for length, call in enumerate(theirs, start=1):
+        if call.startswith("pop") and nodes and nodes[0 if call == "popLeft" else -1] == taken:
+            return length
+        fresh = apply_call(nodes, call, fresh)
+    return None
+
+
 def random_pauses(rng, calls, ops, pause_rate, law, steer):
     """Whether whole calls in random (or size-steered) order, with pops paused at random for
     `law`'s lengths, find the bug (see the module's doc)."""
@@ -156,7 +173,9 @@ def random_pauses(rng, calls, ops, pause_rate, law, steer):
         call = calls[t][next_call[t]]
         u = 1 - t
         if call.startswith("pop") and deque and next_call[u] < ops and rng.random() < pause_rate:
-            pause = law(rng)
+            pause = law(rng) if law else stolen_result_stretch(deque, call, calls[u][next_call[u]:])
+            if pause is None:  # a stolen-result pause with nothing to wait for: none
+                pause = 0
             needed = exposing_stretch(deque, call, calls[u][next_call[u]:])
             if needed is not None and pause >= needed:
                 return True
@@ -226,6 +245,13 @@ def main():
             print(f"random pauses, {name} lengths, pause rate {args.pause_rate}: "
                   f"{found[0] / len(workloads):.1%} of the histories in random order, "
                   f"{found[1] / len(workloads):.1%} steered towards one element")
+        found = [sum(1 for calls in workloads
+                     if random_pauses(rng, calls, args.ops, args.pause_rate, None, steer))
+                 for steer in (False, True)]
+        print(f"stolen-result pauses (until the other thread pops what the paused pop would "
+              f"return), pause rate {args.pause_rate}: {found[0] / len(workloads):.1%} of the "
+              f"histories in random order, {found[1] / len(workloads):.1%} steered towards one "
+              f"element")
 
 
 if __name__ == "__main__":
