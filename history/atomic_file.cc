@@ -70,6 +70,25 @@ void flush_directory_of(const std::filesystem::path& path) {
   }
 }
 
+// A path naming something other than a regular file or a directory, such as /dev/null,
+// /dev/stdout or a FIFO, is written in place: a temporary renamed over it would replace the
+// device with a regular file (for root, /dev/null itself).
+bool written_in_place(const std::filesystem::path& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  return !error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+         !std::filesystem::is_directory(status);
+}
+
+// Where the temporary is renamed to: the file a symbolic link names (the link stays a link), or
+// `path` itself.
+std::filesystem::path rename_target(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, error))) return path;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(path, error);
+  return error ? path : target;
+}
+
 }  // namespace
 
 bool is_atomic_temporary(std::string_view filename) { return temporary_writer(filename) != 0; }
@@ -100,8 +119,21 @@ void flush_file_system(const std::filesystem::path& directory) {
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            Durability durability) {
+  if (written_in_place(path)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) write_error(path, "cannot open", errno);
+    try {
+      write_all(fd, text, path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) write_error(path, "cannot close", errno);
+    return;
+  }
+  const std::filesystem::path target = rename_target(path);
   const bool durable = durability == Durability::kDurable;
-  const std::filesystem::path temporary = temporary_path_for(path);
+  const std::filesystem::path temporary = temporary_path_for(target);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) write_error(path, "cannot create " + temporary.string(), errno);
   std::error_code ec;
@@ -115,17 +147,24 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
       throw;
     }
     if (::close(fd) != 0) write_error(path, "cannot close " + temporary.string(), errno);
-    std::filesystem::rename(temporary, path, ec);
+    std::filesystem::rename(temporary, target, ec);
     if (ec) write_error(path, "cannot rename " + temporary.string() + " to it", ec.value());
   } catch (...) {
     std::filesystem::remove(temporary, ec);
     throw;
   }
-  if (durable) flush_directory_of(path);
+  if (durable) flush_directory_of(target);
 }
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
-    : path_(std::move(path)), temporary_(temporary_path_for(path_)) {
+    : path_(std::move(path)), in_place_(written_in_place(path_)) {
+  if (in_place_) {
+    out_.open(path_, std::ios::binary);
+    if (!out_) write_error(path_, "cannot open", errno);
+    return;
+  }
+  path_ = rename_target(path_);
+  temporary_ = temporary_path_for(path_);
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_) write_error(path_, "cannot create " + temporary_.string(), errno);
 }
@@ -133,11 +172,20 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
 AtomicFileWriter::~AtomicFileWriter() {
   if (committed_) return;
   out_.close();
+  if (in_place_) return;  // a device: nothing of ours to remove
   std::error_code ignored;
   std::filesystem::remove(temporary_, ignored);
 }
 
 void AtomicFileWriter::commit() {
+  if (in_place_) {
+    committed_ = true;
+    out_.flush();
+    if (!out_) write_error(path_, "cannot write", errno);
+    out_.close();
+    if (out_.fail()) write_error(path_, "cannot close", errno);
+    return;
+  }
   try {
     out_.flush();
     if (!out_) write_error(path_, "cannot write " + temporary_.string(), errno);

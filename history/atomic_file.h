@@ -5,6 +5,10 @@
 // exist. write_file_atomically writes a string; AtomicFileWriter streams (`linfault gen` of 10^7
 // operations, HTML reports) and renames on commit().
 //
+// A path that names a symbolic link replaces the file it links to; the link stays. A path that
+// names neither a regular file nor a directory (a device such as /dev/null or /dev/stdout, a
+// FIFO) is written in place, without the guarantee: renaming over it would replace the device.
+//
 // The temporary file is hidden and does not end in the final name's extension:
 // ".<name>.tmp.<pid>.<n>", so a directory walk that skips dot files (or keeps *.json only) never
 // mistakes one for a result. A process killed mid-write leaves one behind;
@@ -65,7 +69,8 @@ class AtomicFileWriter {
   void commit();
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path path_;  // the file renamed over (a symbolic link's target)
+  bool in_place_;               // a device or FIFO: written directly, no temporary
   std::filesystem::path temporary_;
   std::ofstream out_;
   bool committed_ = false;

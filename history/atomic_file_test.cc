@@ -1,6 +1,7 @@
 #include "history/atomic_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace linfault::history {
 namespace {
@@ -112,6 +114,45 @@ TEST_F(AtomicFileTest, CommitPublishesTheStreamedText) {
   EXPECT_EQ(text.substr(text.size() - 4), "999\n");
   EXPECT_EQ(entries(dir_), 1u);
   EXPECT_THROW(AtomicFileWriter(dir_ / "missing" / "x.json"), std::runtime_error);
+}
+
+// A FIFO stands for the devices a user may name as output (/dev/stdout, /dev/null): renaming a
+// temporary over one would replace it with a regular file.
+TEST_F(AtomicFileTest, ADeviceOrFifoIsWrittenInPlaceAndStaysWhatItIs) {
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (int streamed = 0; streamed < 2; ++streamed) {
+    SCOPED_TRACE(streamed ? "AtomicFileWriter" : "write_file_atomically");
+    std::string received;
+    std::thread reader([&] { received = contents(fifo); });
+    if (streamed) {
+      AtomicFileWriter writer(fifo);
+      writer.stream() << "streamed\n";
+      writer.commit();
+    } else {
+      write_file_atomically(fifo, "written\n");
+    }
+    reader.join();
+    EXPECT_EQ(received, streamed ? "streamed\n" : "written\n");
+    EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+    EXPECT_EQ(entries(dir_), 1u);  // no temporary left beside it
+  }
+}
+
+TEST_F(AtomicFileTest, ASymbolicLinkStaysALinkToTheReplacedFile) {
+  const fs::path file = dir_ / "real.json";
+  const fs::path link = dir_ / "link.json";
+  write_file_atomically(file, "old");
+  fs::create_symlink(file.filename(), link);
+  write_file_atomically(link, "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(contents(file), "new");
+  AtomicFileWriter writer(link);
+  writer.stream() << "streamed";
+  writer.commit();
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(contents(file), "streamed");
+  EXPECT_EQ(entries(dir_), 2u);
 }
 
 }  // namespace
