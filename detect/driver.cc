@@ -450,6 +450,22 @@ void validate(const targets::Target& target, const DriverOptions& options) {
     reject("--shard: the index must be below the count (0 <= i < N)");
   }
   if (options.depth == 0) reject("--depth must be at least 1");
+  // Bounds well beyond any useful history, so that a mistyped size is a usage error and not an
+  // allocation of gigabytes that ends in std::bad_alloc.
+  if (options.threads > kMaxThreads) {
+    reject("--threads: at most " + std::to_string(kMaxThreads) + ", not " +
+           std::to_string(options.threads));
+  }
+  if (options.ops_per_thread > kMaxCallsPerHistory ||
+      options.threads * options.ops_per_thread > kMaxCallsPerHistory) {
+    reject("--threads x --ops: at most " + std::to_string(kMaxCallsPerHistory) +
+           " operations per history, not " + std::to_string(options.threads) + " x " +
+           std::to_string(options.ops_per_thread));
+  }
+  if (options.depth > kMaxDepth) {
+    reject("--depth: at most " + std::to_string(kMaxDepth) + ", not " +
+           std::to_string(options.depth));
+  }
   if (options.heuristic && options.round_ops == 0) reject("--round-ops must be at least 1");
   if (options.workload) {
     std::set<std::string> methods;

@@ -144,6 +144,10 @@ using StepEstimatorFactory =
 // The default of DriverOptions::write_bias and of `--write-bias` (bench/table2/README.md has the
 // detection rates it was chosen by).
 inline constexpr double kDefaultWriteBias = 0.5;
+// The largest histories and PCT depth run_detection accepts (validate() rejects more).
+inline constexpr std::size_t kMaxThreads = 4096;
+inline constexpr std::size_t kMaxCallsPerHistory = 10'000'000;
+inline constexpr unsigned kMaxDepth = 1000;
 
 // The result of one history.
 struct HistoryResult {

@@ -115,6 +115,12 @@ TEST_F(LimitsCliTest, OutOfRangeOptionsSayTheRangeInOneShortLine) {
        "--timeout: ", "must be greater than 0, not 0"},
       {"detect --target treiber_stack_buggy --write-bias 2",
        "--write-bias: ", "must be between 0 and 1, not 2"},
+      // Sizes that used to end in std::bad_alloc (exit 70), and an epoch that wrapped around.
+      {"detect --target treiber_stack_buggy --depth 4294967295", "--depth: ", "at most 1000"},
+      {"run --target treiber_stack_buggy --threads 4294967296", "--threads: ", "at most 4096"},
+      {"detect --target treiber_stack_buggy --ops 4294967297",
+       "--threads x --ops: ", "at most 10000000 operations per history"},
+      {"detect --target treiber_stack_buggy --epoch -5", "--epoch: ", "got \"-5\""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.args);

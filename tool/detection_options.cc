@@ -1,5 +1,6 @@
 #include "tool/detection_options.h"
 
+#include <charconv>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -137,12 +138,13 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   if (args.epoch == "auto") {
     options.epoch_operations = args.threads;
   } else {
-    try {
-      std::size_t used = 0;
-      options.epoch_operations = std::stoull(args.epoch, &used);
-      if (used != args.epoch.size()) throw std::invalid_argument(args.epoch);
-    } catch (const std::exception&) {
-      throw UsageError("--epoch: expected \"auto\" or a number of operations, got \"" + args.epoch +
+    // Digits only: std::stoull would take "-5" as 2^64 - 5.
+    const char* end = args.epoch.data() + args.epoch.size();
+    const auto [stop, error] = std::from_chars(args.epoch.data(), end, options.epoch_operations);
+    if (args.epoch.empty() || error != std::errc() || stop != end) {
+      const std::string shown =
+          args.epoch.size() > 24 ? args.epoch.substr(0, 24) + "..." : args.epoch;
+      throw UsageError("--epoch: expected \"auto\" or a number of operations, got \"" + shown +
                        "\"");
     }
   }
