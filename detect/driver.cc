@@ -9,7 +9,6 @@
 #include <exception>
 #include <limits>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -468,20 +467,9 @@ void validate(const targets::Target& target, const DriverOptions& options) {
   }
   if (options.heuristic && options.round_ops == 0) reject("--round-ops must be at least 1");
   if (options.workload) {
-    std::set<std::string> methods;
-    for (const targets::OperationSpec& op : target.operations) methods.insert(op.method);
-    auto check = [&](const std::vector<history::Call>& calls) {
-      for (const history::Call& call : calls) {
-        if (!methods.count(call.method)) {
-          reject("the workload calls " + call.to_string() + ", which is not a method of target " +
-                 target.name);
-        }
-      }
-    };
-    check(options.workload->setup);
-    for (const auto& thread : options.workload->threads) check(thread);
-    check(options.workload->reveal);
-    if (options.workload->threads.empty()) reject("the workload has no concurrent threads");
+    if (std::optional<std::string> problem = targets::workload_problem(target, *options.workload)) {
+      reject(*problem);
+    }
   }
   if (options.scheduler == SchedulerKind::kNative) {
     if (options.heuristic) {

@@ -3,8 +3,6 @@
 namespace linfault::spec {
 namespace {
 
-constexpr std::int64_t kMaxSegments = 1 << 20;
-
 std::vector<std::int64_t> int_list(const OpShape& op, const history::Value& v) {
   if (!v.is_list()) op.fail(op.method() + " must return a list of integers, got " + v.to_string());
   std::vector<std::int64_t> out;
@@ -19,7 +17,7 @@ std::vector<std::int64_t> int_list(const OpShape& op, const history::Value& v) {
 
 std::int64_t segment_arg(const OpShape& op, std::size_t i) {
   const std::int64_t segment = op.int_arg(i);
-  if (segment < 0 || segment >= kMaxSegments) {
+  if (segment < 0 || segment >= SnapshotModel::kMaxSegments) {
     op.fail(op.method() + " segment " + std::to_string(segment) + " is out of range");
   }
   return segment;

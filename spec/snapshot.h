@@ -28,6 +28,8 @@ namespace linfault::spec {
 class SnapshotModel {
  public:
   static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
+  // Segments are 0 .. kMaxSegments - 1; an operation on another is a ModelError.
+  static constexpr std::int64_t kMaxSegments = std::int64_t{1} << 20;
   using State = std::vector<std::int64_t>;
   struct Op {
     enum class Kind : std::uint8_t { kUpdate, kScan, kReadPair } kind;

@@ -631,6 +631,39 @@ const KnownScenario* matching_known_scenario(
   return nullptr;
 }
 
+std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload) {
+  if (workload.threads.empty()) return "the workload has no concurrent threads";
+  auto call_problem = [&](const history::Call& call) -> std::optional<std::string> {
+    const auto op =
+        std::find_if(target.operations.begin(), target.operations.end(),
+                     [&](const OperationSpec& spec) { return spec.method == call.method; });
+    if (op == target.operations.end()) {
+      return "the workload calls " + call.to_string() + ", which is not a method of target " +
+             target.name;
+    }
+    // Two draws of different seeds: a generator whose count varies is not checked.
+    ArgumentSource first(1), second(2);
+    const std::size_t arguments = op->arguments(first).size();
+    if (op->arguments(second).size() == arguments && call.args.size() != arguments) {
+      return "the workload calls " + call.to_string() + ", but " + target.name + "'s " +
+             call.method + " takes " + std::to_string(arguments) + " argument" +
+             (arguments == 1 ? "" : "s") + (op->signature.empty() ? "" : ": " + op->signature);
+    }
+    return std::nullopt;
+  };
+  auto calls_problem = [&](const std::vector<history::Call>& calls) -> std::optional<std::string> {
+    for (const history::Call& call : calls) {
+      if (std::optional<std::string> problem = call_problem(call)) return problem;
+    }
+    return std::nullopt;
+  };
+  if (std::optional<std::string> problem = calls_problem(workload.setup)) return problem;
+  for (const std::vector<history::Call>& thread : workload.threads) {
+    if (std::optional<std::string> problem = calls_problem(thread)) return problem;
+  }
+  return calls_problem(workload.reveal);
+}
+
 history::Call random_call(const Target& target, ArgumentSource& source,
                           std::span<const unsigned> weights) {
   if (target.operations.empty()) {

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -154,6 +155,13 @@ struct WorkloadShape {
 // the target.
 dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
                                std::uint64_t seed);
+
+// What makes `workload` unfit to run on `target`, or nullopt: no concurrent thread, a call of a
+// method the target does not have, or a call with another number of arguments than the method's
+// generator draws (checked where the generator always draws the same number). For workloads read
+// from files (--workload, saved runs, test cases): the object would otherwise report each such
+// call as a crash of its own.
+std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload);
 
 // One call drawn from `target.operations`: uniformly, or by `weights` (one per operation) when
 // not empty.

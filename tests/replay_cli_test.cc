@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -142,6 +144,38 @@ TEST_F(ReplayCliTest, OtherDocumentsAndBadTestCasesAreRejected) {
 
   const RunResult missing = run("replay '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(missing.exit_code, 66);
+}
+
+// A test case whose calls the target cannot run is bad input (65), for replay and verify alike,
+// named as such: not a divergence, and not a crash of the object reported as a failure.
+TEST_F(ReplayCliTest, CallsTheTargetCannotRunAreBadInputNotAFailure) {
+  struct Case {
+    std::string name;
+    std::function<void(minimize::TestCase&)> spoil;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {"method.json", [](minimize::TestCase& tc) { tc.pc[0][0].call.method = "shove"; },
+       "which is not a method of target treiber_stack_buggy"},
+      {"arguments.json",
+       [](minimize::TestCase& tc) {
+         tc.ps.push_back({0, {"push", {history::Value(1), history::Value(2)}}, {}, {}, false});
+       },
+       "the workload calls push(1, 2), but treiber_stack_buggy's push takes 1 argument"},
+      {"model.json", [](minimize::TestCase& tc) { tc.model = "queue"; },
+       "model \"queue\" is not the model of target treiber_stack_buggy"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    minimize::TestCase tc = treiber_test_case();
+    c.spoil(tc);
+    const std::string path = save(tc, c.name);
+    for (const std::string command : {"replay -q", "verify"}) {
+      const RunResult r = run(command + " '" + path + "'");
+      EXPECT_EQ(r.exit_code, 65) << command << ": " << r.out << r.err;
+      expect_one_line_error(r, path + ": ", c.problem);
+    }
+  }
 }
 
 // Objects are named by the order in which the run first touches them ("stack_node#2"), not by

@@ -67,6 +67,13 @@ const targets::Target& target_for_model(const targets::Target& target, const std
 const targets::Target& find_target(const std::string& name, const std::string& file = "",
                                    const std::string& written_by = "");
 
+// Throws history::InputError naming `file` when the test case or saved run read from it cannot
+// run on `target`: `model` is not the target's, or its workload is unfit
+// (targets::workload_problem). Without this, each bad call would run and be reported as a crash
+// of the object, that is as a bug.
+void check_runnable(const targets::Target& target, const std::string& model,
+                    const dpct::Workload& workload, const std::string& file);
+
 // Adds to every number option of `app` and its subcommands the checks CLI11 does not make: an
 // unsigned option takes only decimal digits that fit (no "-5", no silent saturation), a
 // floating-point one (seconds, fractions: none of them may be negative) only a finite number in

@@ -137,14 +137,10 @@ ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json
   }
   const targets::Target& target =
       target_for_model(find_target(*tc.target, args.file, tc.tool), tc.model);
-  if (target.model != tc.model) {
-    throw history::InputError(args.file, 0,
-                              "model \"" + tc.model + "\" is not the model of target " +
-                                  target.name + " (\"" + target.model + "\")");
-  }
+  const dpct::Workload workload = minimize::workload_of(tc);
+  check_runnable(target, tc.model, workload, args.file);
   out << "test case: " << minimize::test_case_to_text(tc);
 
-  const dpct::Workload workload = minimize::workload_of(tc);
   dpct::ReplayScheduler scheduler(dpct::Schedule::from_text(*tc.schedule),
                                   dpct::ReplayMode::kStrict);
   dpct::ExecutionOptions execution;
@@ -178,6 +174,7 @@ ReplayOutcome replay_saved_run(const ReplayArguments& args, const nlohmann::json
   const detect::SavedRun saved = detect::saved_run_from_json(doc, args.file);
   const targets::Target& target =
       target_for_model(find_target(saved.target, args.file), saved.model);
+  check_runnable(target, saved.model, saved.workload, args.file);
   out << "saved run: " << saved.target << " seed " << saved.seed << ", "
       << saved.scheduling.description << ", outcome " << dpct::run_outcome_name(saved.outcome)
       << ", verdict " << detect::result_name(saved.verdict.result) << "\n";

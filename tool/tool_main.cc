@@ -78,6 +78,18 @@ const targets::Target& find_target(const std::string& name, const std::string& f
   }
 }
 
+void check_runnable(const targets::Target& target, const std::string& model,
+                    const dpct::Workload& workload, const std::string& file) {
+  if (target.model != model) {
+    throw history::InputError(file, 0,
+                              "model \"" + model + "\" is not the model of target " + target.name +
+                                  " (\"" + target.model + "\")");
+  }
+  if (std::optional<std::string> problem = targets::workload_problem(target, workload)) {
+    throw history::InputError(file, 0, *problem);
+  }
+}
+
 namespace {
 
 // An unsigned option's text must be plain decimal digits that fit in 64 bits: CLI11 would wrap

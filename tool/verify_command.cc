@@ -80,14 +80,15 @@ json verify_one(const std::string& file, const minimize::ReproOptions& options) 
     if (!tc.schedule) throw history::InputError(file, 0, "the test case has no schedule");
     const targets::Target& target =
         target_for_model(find_target(*tc.target, file, tc.tool), tc.model);
+    const dpct::Workload workload = minimize::workload_of(tc);
+    check_runnable(target, tc.model, workload, file);
     entry["input"] = "test-case";
     entry["target"] = target.name;
-    verdict = minimize::verify_test_case(target, minimize::workload_of(tc), *tc.schedule,
-                                         tc.max_steps, options);
+    verdict = minimize::verify_test_case(target, workload, *tc.schedule, tc.max_steps, options);
   } else if (history::is_document_kind(doc, "saved-run")) {
     const detect::SavedRun saved = detect::saved_run_from_json(doc, file);
-    const targets::Target& target =
-        target_for_model(find_target(saved.target, file), saved.model);
+    const targets::Target& target = target_for_model(find_target(saved.target, file), saved.model);
+    check_runnable(target, saved.model, saved.workload, file);
     entry["input"] = "saved-run";
     entry["target"] = target.name;
     if (saved.scheduling.kind == detect::scheduler_kind_name(detect::SchedulerKind::kNative)) {

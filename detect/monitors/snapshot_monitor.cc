@@ -7,6 +7,8 @@
 #include <map>
 #include <vector>
 
+#include "spec/snapshot.h"
+
 namespace linfault::detect::internal {
 namespace {
 
@@ -40,6 +42,11 @@ SnapshotOutcome check_simple_snapshot(const history::History& history) {
       if (op.call.args.size() != 2 || !op.call.args[0].is_int() || !op.call.args[1].is_int() ||
           op.call.args[0].as_int() < 0) {
         return SnapshotUnsupported{op_text(history, index) + " is not update(segment, value)"};
+      }
+      // The model rejects such a segment as bad input; the search, which the caller falls back
+      // to, reports it. A verdict here would accept what the model refuses.
+      if (op.call.args[0].as_int() >= spec::SnapshotModel::kMaxSegments) {
+        return SnapshotUnsupported{op_text(history, index) + " writes a segment out of range"};
       }
       is_update[i] = 1;
       const std::int64_t value = op.call.args[1].as_int();

@@ -76,5 +76,17 @@ TEST(SnapshotMonitor, NonSimpleHistoriesAreUnsupported) {
   }
 }
 
+// The model refuses a segment of 2^20 or more as bad input; the monitor must not give a verdict
+// where the search (and `check --algo search`) would reject the history.
+TEST(SnapshotMonitor, SegmentsTheModelRefusesAreLeftToTheSearch) {
+  const history::History h = actions("startUpdate!1048576,1;endUpdate!1048576,1");
+  const MonitorResult r = run_monitor("snapshot", h, CheckOptions{});
+  EXPECT_FALSE(r.verdict);
+  EXPECT_NE(r.unsupported.find("out of range"), std::string::npos) << r.unsupported;
+  EXPECT_THROW(check_auto("snapshot", h, CheckOptions{}, Algo::kAuto), std::exception);
+  EXPECT_TRUE(monitored(actions("startUpdate!1048575,1;endUpdate!1048575,1")).result ==
+              Result::kLinearizable);
+}
+
 }  // namespace
 }  // namespace linfault::detect
