@@ -164,6 +164,15 @@ TEST_F(TriageCli, HelpHasExamplesAndUsageErrorsAreOneLine) {
   const RunResult bad = run("triage x.json --target no_such_target");
   EXPECT_EQ(bad.exit_code, 64);
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  // A bad --model is one usage error, not the same error for every input.
+  const std::string a = write("a.edn", "{:process 0, :type :invoke, :f :read, :value nil}\n");
+  const std::string b = write("b.edn", "{:process 0, :type :invoke, :f :read, :value nil}\n");
+  for (const std::string options : {"--model heap", "--target treiber_stack_buggy --model queue"}) {
+    SCOPED_TRACE(options);
+    const RunResult model = run("triage '" + a + "' '" + b + "' " + options);
+    EXPECT_EQ(model.exit_code, 64) << model.out << model.err;
+    EXPECT_EQ(std::count(model.err.begin(), model.err.end(), '\n'), 1) << model.err;
+  }
 }
 
 }  // namespace

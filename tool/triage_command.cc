@@ -13,6 +13,7 @@
 #include "minimize/pipeline.h"
 #include "minimize/test_case.h"
 #include "report/triage.h"
+#include "spec/registry.h"
 #include "tool/commands.h"
 #include "tool/detection_options.h"
 #include "tool/input.h"
@@ -120,7 +121,16 @@ void print_text(std::ostream& out, std::ostream& errors, const report::TriageRes
 }
 
 void run_triage(const TriageArguments& args) {
-  if (!args.target.empty()) find_target(args.target);  // a usage error for an unknown name
+  // Usage errors, once, rather than the same error for every input: an unknown target or model,
+  // or a model that is not the target's.
+  const targets::Target* target = args.target.empty() ? nullptr : &find_target(args.target);
+  if (!args.model.empty()) {
+    const std::string model = spec::canonical_model_spec(args.model);
+    if (target != nullptr && spec::canonical_model_spec(target->model) != model) {
+      throw UsageError("--model " + args.model + " is not the model of target " + target->name +
+                       " (" + target->model + ")");
+    }
+  }
   const std::vector<std::string> files = report::collect_inputs(args.paths);
   if (files.empty()) throw UsageError("no input files (the directories are empty)");
   report::TriageOptions options;
