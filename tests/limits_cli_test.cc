@@ -131,6 +131,23 @@ TEST_F(LimitsCliTest, OutOfRangeOptionsSayTheRangeInOneShortLine) {
   }
 }
 
+// A number of hundreds of digits, in an option or in the input, is cut in the message.
+TEST_F(LimitsCliTest, AHugeNumberIsCutInTheMessage) {
+  const std::string huge(500, '9');
+  const std::string fastlin = write("huge.txt", "# stack\npush " + huge + " 1 2\n");
+  for (const std::string& args : {"detect --target treiber_stack --seed " + huge,
+                                  "check examples/stack-pop-pop.edn --model stack --init " + huge,
+                                  "check '" + fastlin + "'"}) {
+    SCOPED_TRACE(args);
+    const RunResult result = run(args);
+    EXPECT_TRUE(result.exit_code == 64 || result.exit_code == 65) << result.err;
+    EXPECT_NE(result.err.find("99999999999999999999... (500 digits)"), std::string::npos)
+        << result.err;
+    EXPECT_LT(result.err.size(), 200u) << result.err;
+    EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
+  }
+}
+
 TEST_F(LimitsCliTest, ADirectoryIsAnInputThatCannotBeOpened) {
   const RunResult result = run("check '" + dir_.string() + "'");
   EXPECT_EQ(result.exit_code, 66);

@@ -175,9 +175,38 @@ void validate_number_options(CLI::App& app) {
 
 namespace {
 
+// An error names the offending text, and an input or an option may hold a number of hundreds of
+// digits: a run of more than 24 digits is cut to its first 20, "...", so the line stays one
+// readable line whatever produced the message.
+std::string with_long_numbers_cut(std::string_view message) {
+  constexpr std::size_t kLongest = 24;
+  constexpr std::size_t kKept = 20;
+  std::string out;
+  out.reserve(message.size());
+  std::size_t i = 0;
+  while (i < message.size()) {
+    std::size_t end = i;
+    while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+    if (end == i) {
+      out += message[i++];
+      continue;
+    }
+    const std::size_t digits = end - i;
+    if (digits > kLongest) {
+      out.append(message.substr(i, kKept));
+      out += "... (" + std::to_string(digits) + " digits)";
+    } else {
+      out.append(message.substr(i, digits));
+    }
+    i = end;
+  }
+  return out;
+}
+
 int report(const std::string& message, int code) {
   tool::set_phase(nullptr);  // an error, not a limit, ends the command: one report only
-  std::cerr << tool::tool_name() << ": " << history::printable(message) << "\n";
+  std::cerr << tool::tool_name() << ": " << history::printable(with_long_numbers_cut(message))
+            << "\n";
   return code;
 }
 
@@ -200,7 +229,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
       tool_name + " COMMAND --help` for a command's options and examples.");
   // One line, like every other error.
   app.failure_message([tool_name](const CLI::App*, const CLI::Error& e) {
-    return tool_name + ": " + std::string(e.what()) + " (see --help)\n";
+    return tool_name + ": " + with_long_numbers_cut(e.what()) + " (see --help)\n";
   });
   tool::add_check_command(app);
   tool::add_gen_command(app);
