@@ -86,6 +86,7 @@ std::optional<ProcessId> parse_process(std::string_view token, const std::string
 
 LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) {
   JepsenRecorder recorder(origin);
+  bool any_log_line = false;  // a jepsen.util line at INFO, an operation or not
   std::uint32_t line_number = 0;
   std::size_t line_start = 0;
   while (line_start < text.size()) {
@@ -98,6 +99,7 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     const std::size_t marker = line.find(kMarker);
     if (marker == std::string_view::npos) continue;
     if (line.substr(0, marker).find("INFO") == std::string_view::npos) continue;
+    any_log_line = true;
     std::size_t pos = marker + kMarker.size();
     const std::string_view process_token = next_token(line, pos);
     const std::string_view type_token = next_token(line, pos);
@@ -136,6 +138,14 @@ LoadedHistory read_jepsen_log(std::string_view text, const std::string& origin) 
     }
     recorder.record(line_number, *process, type_token.substr(1), f_token.substr(1),
                     std::move(value), std::nullopt);
+  }
+  // Other lines are noise, but a text with no jepsen.util line at all is another format read as
+  // a log (`--format jepsen-log` forced on an EDN history): an empty, linearizable history would
+  // be a verdict on nothing.
+  if (!any_log_line && text.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    throw InputError(origin, 1,
+                     "no jepsen.util line (such as `INFO  jepsen.util - 3\t:invoke\t:read\tnil`): "
+                     "not a Jepsen log");
   }
   LoadedHistory loaded;
   loaded.format = Format::kJepsenLog;

@@ -94,6 +94,9 @@ TEST(JepsenLogReaderTest, RejectsMalformedLinesWithTheirLine) {
   expect_input_error(invoke + invoke, Format::kJepsenLog, 2, "has no response");
   expect_input_error(invoke + "INFO  jepsen.util - 3\t:info\t:read\t:timed-out\n" + invoke,
                      Format::kJepsenLog, 3, "process 3 invokes :read after its :info on line 2");
+  // Another format forced as a log has no jepsen.util line: not an empty history.
+  expect_input_error("{:process 0, :type :invoke, :f :read, :value nil}\n", Format::kJepsenLog, 1,
+                     "not a Jepsen log");
 }
 
 // Regression tests of issue #19: a completion that contradicts its invoke changed the verdict
