@@ -135,7 +135,15 @@ TEST_F(DetectCliTest, RunsAFixedWorkloadAndRejectsBadOnes) {
                               "reveal": []})");
   const RunResult unknown = run("detect --target treiber_stack_buggy --workload '" + wrong + "'");
   EXPECT_EQ(unknown.exit_code, 64);
-  expect_one_line_error(unknown, "", "enq(1), which is not a method of target treiber_stack_buggy");
+  expect_one_line_error(unknown, wrong + ": ",
+                        "enq(1), which is not a method of target treiber_stack_buggy");
+  const std::string arguments =
+      write("arguments.json", R"({"setup": [], "threads": [[{"method": "push", "args": [1, 2]}]],
+                                  "reveal": []})");
+  const RunResult count = run("run --target treiber_stack_buggy --workload '" + arguments + "'");
+  EXPECT_EQ(count.exit_code, 64);
+  expect_one_line_error(count, arguments + ": ",
+                        "push(1, 2), but treiber_stack_buggy's push takes 1 argument");
 
   const std::string malformed = write("malformed.json", R"({"setup": [], "threads": 3})");
   const RunResult bad = run("detect --target treiber_stack_buggy --workload '" + malformed + "'");

@@ -134,7 +134,7 @@ void run_detect(const DetectArguments& args) {
         "campaign's");
   }
   const targets::Target& target = target_with_spec(find_target(args.target), args.spec);
-  detect::DriverOptions options = driver_options(args);
+  detect::DriverOptions options = driver_options(args, target);
   options.shard_index = shard.index;
   options.shard_count = shard.count;
   options.stop_at_first = args.stop_at_first;

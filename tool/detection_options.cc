@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -125,7 +126,8 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->option_text("FILE");
 }
 
-detect::DriverOptions driver_options(const DetectionArguments& args) {
+detect::DriverOptions driver_options(const DetectionArguments& args,
+                                     const targets::Target& target) {
   detect::DriverOptions options;
   options.threads = args.threads;
   options.ops_per_thread = args.ops;
@@ -163,6 +165,9 @@ detect::DriverOptions driver_options(const DetectionArguments& args) {
   if (!args.workload_file.empty()) {
     const nlohmann::json doc = history::read_json_file(args.workload_file);
     options.workload = detect::workload_from_json(doc, args.workload_file);
+    if (std::optional<std::string> problem = targets::workload_problem(target, *options.workload)) {
+      throw UsageError(args.workload_file + ": " + *problem);
+    }
   }
   return options;
 }

@@ -52,8 +52,9 @@ struct DetectionArguments {
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
 // DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees
-// and the --workload file read (history::OpenError / InputError when it cannot be).
-detect::DriverOptions driver_options(const DetectionArguments& args);
+// and the --workload file read (history::OpenError / InputError when it cannot be; UsageError
+// naming the file when `target` cannot run it: targets::workload_problem).
+detect::DriverOptions driver_options(const DetectionArguments& args, const targets::Target& target);
 
 // What a detection campaign is, for the summaries of sharded runs (tool/campaign.h): everything
 // that decides which histories run and what they find (target, shape or workload, histories,

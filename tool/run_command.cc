@@ -107,7 +107,7 @@ nlohmann::json run_summary(const targets::Target& target, const RunArguments& ar
 void run_pipeline(RunArguments args) {
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const targets::Target& target = target_with_spec(find_target(args.target), args.spec);
-  detect::DriverOptions options = driver_options(args);
+  detect::DriverOptions options = driver_options(args, target);
   options.shard_index = shard.index;
   options.shard_count = shard.count;
   std::vector<std::string> files;  // written into --out
