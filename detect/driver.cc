@@ -449,6 +449,7 @@ void validate(const targets::Target& target, const DriverOptions& options) {
     reject("--shard: the index must be below the count (0 <= i < N)");
   }
   if (options.depth == 0) reject("--depth must be at least 1");
+  if (!(options.time_limit_seconds >= 0)) reject("--time-limit must not be negative");
   // Bounds well beyond any useful history, so that a mistyped size is a usage error and not an
   // allocation of gigabytes that ends in std::bad_alloc.
   if (options.threads > kMaxThreads) {
@@ -798,6 +799,23 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
     failed = true;
     learner.wake_all();
   };
+  // The time limit: no history starts once it has passed. A worker waiting for a portfolio block
+  // that will not complete is woken, and abandons its history.
+  std::atomic<bool> out_of_time{false};
+  auto time_is_up = [&] {
+    if (out_of_time.load()) return true;
+    if (options.time_limit_seconds <= 0 || ms_since(start) < options.time_limit_seconds * 1000) {
+      return false;
+    }
+    std::lock_guard lock(mutex);
+    out_of_time = true;
+    learner.wake_all();
+    return true;
+  };
+  // Which histories completed, to cut the results at the first that did not when the time limit
+  // ended the campaign (a history may have been claimed and then abandoned).
+  std::vector<std::uint8_t> completed(
+      options.time_limit_seconds > 0 && !options.on_result ? histories : 0, 0);
 
   auto worker = [&] {
     std::optional<Worker> state;
@@ -808,11 +826,12 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       fail();
       return;
     }
-    for (std::uint64_t j; !failed.load() && (j = next.fetch_add(1)) < histories;) {
+    for (std::uint64_t j; !failed.load() && !time_is_up() && (j = next.fetch_add(1)) < histories;) {
       // A history past the first violation is abandoned under stop_at_first; it never completes
       // its portfolio block, so the workers waiting for that block must be woken.
       const auto abandoned = [&] {
-        return failed.load() || (options.stop_at_first && j > first_failing_j.load());
+        return failed.load() || out_of_time.load() ||
+               (options.stop_at_first && j > first_failing_j.load());
       };
       if (abandoned()) {
         std::lock_guard lock(mutex);
@@ -865,6 +884,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
           options.on_result(report, result);
         } else {
           report.results[j] = std::move(result);
+          if (!completed.empty()) completed[j] = 1;
         }
       } catch (...) {
         fail();
@@ -886,8 +906,13 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   }
   if (error) std::rethrow_exception(error);
 
+  report.time_limited = out_of_time.load() && report.done < histories;
+  if (report.time_limited && !options.on_result) {
+    const auto first_missing = std::find(completed.begin(), completed.end(), 0);
+    report.results.resize(static_cast<std::size_t>(first_missing - completed.begin()));
+  }
   if (options.stop_at_first && report.histories_to_first > 0 && !options.on_result) {
-    report.results.resize(report.histories_to_first);
+    report.results.resize(std::min<std::size_t>(report.results.size(), report.histories_to_first));
   }
   report.avg_ms = report.done > 0 ? report.total_ms / static_cast<double>(report.done) : 0;
   report.wall_seconds = ms_since(start) / 1000;

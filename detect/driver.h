@@ -227,6 +227,11 @@ struct DriverOptions {
   // histories that were already running with higher indices, so with jobs > 1 they may exceed
   // the index of the first violation + 1.
   bool stop_at_first = false;
+  // Stop starting histories once this many seconds have passed since run_detection began
+  // (`--time-limit`); 0: no limit. The histories already running finish and are counted in the
+  // report's `done`; its `results` stop before the first history that did not run, and
+  // `time_limited` says the limit ended the campaign.
+  double time_limit_seconds = 0;
 };
 
 // How many of `histories` indices the shard `index` of `count` selects.
@@ -259,7 +264,8 @@ struct DetectionReport {
   std::string scheduler;  // what actually ran: "pct d=3 k=40 (k from 8 pilot runs)", ...
   std::vector<PortfolioMember> portfolio;  // --scheduler portfolio: per member; else empty
   std::uint64_t histories = 0;             // run by this shard (all of them when unsharded)
-  // Completed so far (== histories at the end, unless stop_at_first ended the campaign early).
+  // Completed so far (== histories at the end, unless stop_at_first or the time limit ended the
+  // campaign early).
   std::uint64_t done = 0;
   std::uint64_t violations = 0;
   std::uint64_t unknown = 0;
@@ -273,6 +279,8 @@ struct DetectionReport {
   // Histories of this shard up to and including the lowest-indexed violation (its index within
   // the shard + 1): "histories to the first violation". 0 when none was found.
   std::uint64_t histories_to_first = 0;
+  // DriverOptions::time_limit_seconds passed before every history had started.
+  bool time_limited = false;
   // By seed; `saved` set for failing runs (with keep_failing_runs). Empty when
   // DriverOptions::on_result is set; with stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;

@@ -169,6 +169,39 @@ TEST(DriverTest, StopAtFirstEndsAtTheLowestIndexedViolationForEveryNumberOfJobs)
   EXPECT_FALSE(clean.first_failing_seed.has_value());
 }
 
+// The portfolio too: its workers wait for learning blocks that a time limit may never complete.
+TEST(DriverTest, ATimeLimitEndsTheCampaignWithTheHistoriesThatRan) {
+  for (const SchedulerKind kind : {SchedulerKind::kPct, SchedulerKind::kPortfolio}) {
+    for (unsigned jobs : {1u, 2u}) {
+      SCOPED_TRACE(std::string(scheduler_kind_name(kind)) + " jobs " + std::to_string(jobs));
+      // 100,000 histories of 2 x 10 take about a second per core (the results alone, kept
+      // without on_result, take 58 MB); the limit stops them after a twentieth of it.
+      DriverOptions options = pct_options(100'000, 10);
+      options.scheduler = kind;
+      options.jobs = jobs;
+      options.time_limit_seconds = 0.05;
+      const DetectionReport report = run_detection(targets::find("treiber_stack"), options);
+      EXPECT_TRUE(report.time_limited);
+      EXPECT_GT(report.done, 0u);
+      EXPECT_LT(report.done, options.histories);
+      EXPECT_LT(report.wall_seconds, 5.0);
+      // The kept results are histories 0, 1, ... that ran, each the one its index names.
+      EXPECT_LE(report.results.size(), report.done);
+      EXPECT_GT(report.results.size(), 0u);
+      for (std::size_t j = 0; j < report.results.size(); ++j) {
+        ASSERT_EQ(report.results[j].seed, options.seed + j) << j;
+      }
+    }
+  }
+  DriverOptions options = pct_options(20, 4);
+  options.time_limit_seconds = 60;
+  const DetectionReport quick = run_detection(targets::find("treiber_stack"), options);
+  EXPECT_FALSE(quick.time_limited);
+  EXPECT_EQ(quick.done, 20u);
+  options.time_limit_seconds = -1;
+  EXPECT_THROW(run_detection(targets::find("treiber_stack"), options), std::invalid_argument);
+}
+
 TEST(DriverTest, ShardsRunExactlyTheUnshardedHistoriesAndStreamThem) {
   DriverOptions options = pct_options(23, 6);
   const targets::Target& target = targets::find("treiber_stack_buggy");

@@ -33,6 +33,7 @@ struct DetectArguments : DetectionArguments {
   std::string out;
   bool json = false;
   bool stop_at_first = false;
+  double time_limit_seconds = 0;
   std::string shard;
 };
 
@@ -138,6 +139,12 @@ void run_detect(const DetectArguments& args) {
   options.shard_index = shard.index;
   options.shard_count = shard.count;
   options.stop_at_first = args.stop_at_first;
+  if (args.time_limit_seconds > 0 && !shard.whole()) {
+    throw UsageError(
+        "--time-limit cannot be used with --shard: a shard cut short is not its part of the "
+        "campaign");
+  }
+  options.time_limit_seconds = args.time_limit_seconds;
   // Without --out the failing runs are only counted: nothing would read them.
   options.keep_failing_runs = !args.out.empty();
   if (!args.out.empty()) prepare_output_directory(args.out, "--out");
@@ -168,6 +175,7 @@ void run_detect(const DetectArguments& args) {
                           {"histories", report.histories},
                           {"done", report.done},
                           {"histories_to_first", report.histories_to_first},
+                          {"time_limited", report.time_limited},
                           {"violations", report.violations},
                           {"unknown", report.unknown},
                           {"deadlocks", outcome_count(report, dpct::RunOutcome::kDeadlock)},
@@ -235,6 +243,10 @@ void run_detect(const DetectArguments& args) {
       }
       text << " (violations/histories per member)\n";
     }
+    if (report.time_limited) {
+      text << "time limit:         " << args.time_limit_seconds << " s passed after " << report.done
+           << " of " << report.histories << " histories\n";
+    }
     if (args.stop_at_first) {
       text << "stopped at first:   "
            << (report.histories_to_first > 0
@@ -272,15 +284,23 @@ void add_detect_command(CLI::App& app) {
                      "the end; every file is replaced atomically). Without it, failing runs are "
                      "only counted");
   add_shard_option(*detect, args->shard, "histories");
+  detect
+      ->add_option("--time-limit", args->time_limit_seconds,
+                   "Start no history after S seconds (0: none); those running finish, and the "
+                   "summary says how many of --histories ran. For a campaign bounded by time: "
+                   "give a large --histories")
+      ->type_name("S")
+      ->capture_default_str();
   detect->add_flag("--stop-at-first", args->stop_at_first,
                    "Stop at the first violation: histories with higher indices are not started, "
                    "those with lower ones finish, so the first failing seed (and "
                    "histories_to_first, its index + 1) do not depend on --jobs");
-  detect->add_flag("--json", args->json,
-                   "Print one JSON object: target, scheduler, histories, done, "
-                   "histories_to_first, violations, unknown, deadlocks, livelocks, crashes, "
-                   "avg_ms, first_failing_seed, saved, shard, summary, and for a portfolio the "
-                   "histories and violations of each member");
+  detect->add_flag(
+      "--json", args->json,
+      "Print one JSON object: target, scheduler, histories, done, "
+      "histories_to_first, time_limited, violations, unknown, deadlocks, livelocks, crashes, "
+      "avg_ms, first_failing_seed, saved, shard, summary, and for a portfolio the "
+      "histories and violations of each member");
   detect->footer(
       "Exit codes: 0 no violation, 1 a violation was found, 64 usage error, 70 internal error.\n"
       "Progress goes to stderr when it is a terminal.\n"
