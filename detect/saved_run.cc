@@ -7,6 +7,7 @@
 #include "history/atomic_file.h"
 #include "history/formats.h"
 #include "history/json_format.h"
+#include "spec/registry.h"
 
 namespace linfault::detect {
 namespace {
@@ -249,7 +250,14 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
     }
     run.verdict.culprit = static_cast<history::OpIndex>(culprit);
   }
-  run.history = history::history_from_json(reader.field(doc, "history", "document"), origin);
+  const json& history = reader.field(doc, "history", "document");
+  run.history = history::history_from_json(history, origin);
+  if (const auto model = history.find("model");
+      model != history.end() && model->is_string() &&
+      !spec::same_model(model->get<std::string>(), run.model)) {
+    reader.fail("history.model", "\"" + model->get<std::string>() +
+                                     "\" is not the saved run's model \"" + run.model + "\"");
+  }
   return run;
 }
 

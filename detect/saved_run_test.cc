@@ -100,6 +100,9 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
   nlohmann::json bad_outcome = doc;
   bad_outcome["outcome"] = "exploded";
   expect_error(bad_outcome, "exploded");
+  nlohmann::json two_models = doc;  // the history's model must be the run's
+  two_models["history"]["model"] = "queue";
+  expect_error(two_models, "history.model: \"queue\" is not the saved run's model \"stack\"");
   // Regression of issue #19: unknown fields were ignored, and out-of-range numbers truncated.
   for (const auto& [path, fragment] : std::vector<std::pair<std::string, std::string>>{
            {"/colour", "document: unknown field \"colour\""},

@@ -368,7 +368,15 @@ TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origi
     if (tc.max_steps == 0) reader.fail("max_steps", "must be positive");
   }
   if (const json* history = reader.optional_field(doc, "history")) {
-    if (!history->is_null()) tc.history = history::history_from_json(*history, origin);
+    if (!history->is_null()) {
+      tc.history = history::history_from_json(*history, origin);
+      const auto model = history->find("model");
+      if (model != history->end() && model->is_string() &&
+          !spec::same_model(model->get<std::string>(), tc.model)) {
+        reader.fail("history.model", "\"" + model->get<std::string>() +
+                                         "\" is not the test case's model \"" + tc.model + "\"");
+      }
+    }
   }
   if (reader.optional_field(doc, "tool")) tc.tool = reader.string(doc, "tool", "document");
   return tc;

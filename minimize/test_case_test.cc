@@ -125,6 +125,13 @@ TEST(TestCaseJsonTest, TargetLevelRoundTripsThroughJsonAndFiles) {
   EXPECT_EQ(back, tc);
   EXPECT_EQ(back.pc[1][0].process, 1);
   EXPECT_TRUE(back.pc[1][0].culprit);  // op 2, the second pop
+
+  // The history inside names the test case's model, or the document contradicts itself.
+  nlohmann::json two_models = j;
+  two_models["history"]["model"] = "queue";
+  EXPECT_THROW(test_case_from_json(two_models, "mem"), history::InputError);
+  two_models["history"]["model"] = "stack";
+  EXPECT_EQ(test_case_from_json(two_models, "mem"), tc);
 }
 
 TEST(TestCaseJsonTest, HistoryLevelRoundTripsWithNullTargetAndSchedule) {

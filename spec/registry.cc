@@ -29,6 +29,15 @@ std::string canonical_model_spec(std::string_view spec_text) {
   return visit_model(spec_text, [](const auto& model) { return std::string(model.name()); });
 }
 
+bool same_model(std::string_view a, std::string_view b) {
+  if (a == b) return true;  // also for specs only the program that wrote them can resolve
+  try {
+    return canonical_model_spec(a) == canonical_model_spec(b);
+  } catch (const ModelSpecError&) {
+    return false;
+  }
+}
+
 std::string model_spec_with_init(std::string_view spec_text, const history::Value& value) {
   ModelSpec spec = parse_model_spec(spec_text);
   spec.params.set("init", value);

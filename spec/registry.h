@@ -86,6 +86,11 @@ decltype(auto) visit_model(std::string_view spec_text, F&& f) {
 // "cas-register(init=0)". Throws what visit_model throws, so it also validates a spec.
 std::string canonical_model_spec(std::string_view spec_text);
 
+// Whether two model specs name the same model (their canonical forms are equal); false when
+// either is not a valid spec. For documents that name their model twice (a test case and the
+// history inside it), which must agree.
+bool same_model(std::string_view a, std::string_view b);
+
 // `spec_text` with `init` set to `value` (replacing an init it gives), canonical; for --init.
 // Throws what visit_model throws (e.g. for a model that takes no init).
 std::string model_spec_with_init(std::string_view spec_text, const history::Value& value);
