@@ -80,7 +80,7 @@ const targets::Target& find_target(const std::string& name, const std::string& f
 
 void check_runnable(const targets::Target& target, const std::string& model,
                     const dpct::Workload& workload, const std::string& file) {
-  if (target.model != model) {
+  if (!spec::same_model(target.model, model)) {
     throw history::InputError(file, 0,
                               "model \"" + model + "\" is not the model of target " + target.name +
                                   " (\"" + target.model + "\")");
