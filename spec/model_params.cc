@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <regex>
 
 namespace linfault::spec {
 namespace {
@@ -110,6 +111,17 @@ class SpecReader {
         fail("integer out of range");
       }
       return history::Value(n);
+    }
+    // A word that reads as another kind of number ("1.5", "1e5", "0x10") would become the text
+    // "1.5" where a number was meant: values have no decimals, and text in quotes says so.
+    static const std::regex other_number(
+        R"([+-]?((\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?|0[xX][0-9a-fA-F]+))");
+    if (std::regex_match(word.begin(), word.end(), other_number)) {
+      at_ = start;
+      fail("'" + std::string(word) +
+           "' is not an integer: values are integers, nil, true, false, :keywords and text (in "
+           "quotes, \"" +
+           std::string(word) + "\", for this one as text)");
     }
     return history::Value(std::string(word));
   }

@@ -97,6 +97,12 @@ TEST(ModelSpec, SyntaxErrorsNameTheSpecAndColumn) {
   EXPECT_THROW(parse_param_value("1 2"), ModelSpecError);
   EXPECT_THROW(parse_param_value(""), ModelSpecError);
   EXPECT_THROW(parse_param_value("a)"), ModelSpecError);
+  // Numbers that are not integers are refused, not read as text; quoted, they are text.
+  for (const char* number : {"1.5", "-2.0", "1e5", ".5", "0x10"}) {
+    EXPECT_THROW(parse_param_value(number), ModelSpecError) << number;
+    EXPECT_EQ(parse_param_value("\"" + std::string(number) + "\""), Value(number)) << number;
+  }
+  EXPECT_EQ(parse_param_value("1.2.3"), Value("1.2.3"));  // not a number: a word
 }
 
 TEST(ModelSpec, RandomTextParsesOrFailsWithAModelSpecError) {
