@@ -174,12 +174,13 @@ TEST(DriverTest, ATimeLimitEndsTheCampaignWithTheHistoriesThatRan) {
   for (const SchedulerKind kind : {SchedulerKind::kPct, SchedulerKind::kPortfolio}) {
     for (unsigned jobs : {1u, 2u}) {
       SCOPED_TRACE(std::string(scheduler_kind_name(kind)) + " jobs " + std::to_string(jobs));
-      // 100,000 histories of 2 x 10 take about a second per core (the results alone, kept
-      // without on_result, take 58 MB); the limit stops them after a twentieth of it.
-      DriverOptions options = pct_options(100'000, 10);
+      // 100,000 histories of 2 x 20 take seconds per core (the results alone, kept without
+      // on_result, take 58 MB); the limit, which counts the plan's pilot runs too, stops them
+      // after a fraction of that.
+      DriverOptions options = pct_options(100'000, 20);
       options.scheduler = kind;
       options.jobs = jobs;
-      options.time_limit_seconds = 0.05;
+      options.time_limit_seconds = 0.3;
       const DetectionReport report = run_detection(targets::find("treiber_stack"), options);
       EXPECT_TRUE(report.time_limited);
       EXPECT_GT(report.done, 0u);
