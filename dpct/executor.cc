@@ -816,7 +816,13 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   priming_ = false;
   error_ = nullptr;
 
-  object_ = factory();
+  // The object's constructor is the user's code: its exception is a problem of the target, said
+  // as such, not an internal error of the executor.
+  try {
+    object_ = factory();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("the object's constructor threw: ") + e.what());
+  }
   if (!object_) throw std::invalid_argument("the object factory returned no object");
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   {

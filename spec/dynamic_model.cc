@@ -1,6 +1,7 @@
 #include "spec/dynamic_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "spec/registry.h"
@@ -21,6 +22,8 @@ struct Registry {
   std::vector<std::unique_ptr<Registration>> entries;
   std::vector<std::unique_ptr<Registration>> retired;
   std::vector<std::string> errors;  // bad registrations, reported by lookups
+  // Whether `errors` is not empty, read without the lock by every visit_model().
+  std::atomic<bool> any_error{false};
 };
 
 Registry& registry() {
@@ -53,6 +56,7 @@ void register_dynamic_model(std::string name, DynamicModelMaker maker, std::stri
   std::lock_guard lock(r.mutex);
   if (!error.empty()) {
     r.errors.push_back(std::move(error));
+    r.any_error = true;
     return;
   }
   for (auto& entry : r.entries) {
@@ -60,6 +64,7 @@ void register_dynamic_model(std::string name, DynamicModelMaker maker, std::stri
     if (entry->origin != origin) {
       r.errors.push_back(origin + ": model '" + name + "' is already registered at " +
                          entry->origin);
+      r.any_error = true;
       return;
     }
     auto replacement =
@@ -72,10 +77,17 @@ void register_dynamic_model(std::string name, DynamicModelMaker maker, std::stri
       std::make_unique<Registration>(Registration{std::move(name), std::move(origin), maker}));
 }
 
+void throw_bad_model_registration() {
+  Registry& r = registry();
+  if (!r.any_error.load()) return;
+  std::lock_guard lock(r.mutex);
+  throw std::invalid_argument(r.errors.front());
+}
+
 const DynamicModelMaker* find_dynamic_model(std::string_view name) {
+  throw_bad_model_registration();
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  if (!r.errors.empty()) throw std::invalid_argument(r.errors.front());
   for (const auto& entry : r.entries) {
     if (entry->name == name) return &entry->maker;
   }

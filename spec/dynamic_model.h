@@ -232,6 +232,11 @@ using DynamicModelMaker = std::function<std::shared_ptr<DynamicModel>(ModelParam
 // registered at file:line"). `origin` is where the registration is (file:line).
 void register_dynamic_model(std::string name, DynamicModelMaker maker, std::string origin);
 
+// Throws std::invalid_argument with the first bad registration's message, if there was one.
+// visit_model() calls it first: a bad registration is reported even when the spec names a
+// built-in model (a user's model registered under "counter" must not silently yield to it).
+void throw_bad_model_registration();
+
 // The maker registered under `name`; nullptr when none. Throws std::invalid_argument when a
 // registration was bad (see above).
 const DynamicModelMaker* find_dynamic_model(std::string_view name);

@@ -73,6 +73,21 @@ TEST_F(DetectCliTest, CorrectTargetExitsZeroWithAHumanSummary) {
   EXPECT_NE(r.out.find("ms per history"), std::string::npos) << r.out;
 }
 
+// An operation that throws is a crash, a failure as much as a violation: the campaign exits 1.
+TEST_F(DetectCliTest, ACampaignWhoseRunsCrashFails) {
+  const std::string workload = write("cell.json", R"({"setup": [], "threads": [
+      [{"method": "write", "args": [5, 1]}], [{"method": "readpair", "args": [0, 1]}]],
+      "reveal": []})");  // pair_snapshot has cells 0 and 1: write(5, ...) throws
+  const RunResult r =
+      run("detect --target pair_snapshot --scheduler random --histories 3 "
+          "--workload '" +
+          workload + "' --json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["crashes"], 3);
+  EXPECT_EQ(summary["violations"], 0);
+}
+
 // A campaign bounded by time: a histories count it cannot reach, cut by --time-limit.
 TEST_F(DetectCliTest, ATimeLimitEndsTheCampaignAndSaysSo) {
   const RunResult r =

@@ -266,7 +266,12 @@ void run_detect(const DetectArguments& args) {
     }
     std::cout << text.str() << std::flush;
   }
-  throw CLI::RuntimeError(report.violations > 0 ? kExitViolation : kExitSuccess);
+  // A crash (an operation threw) or a deadlock is a failure as much as a violation: `run` turns
+  // either into a test case, and a campaign that only crashed must not pass.
+  const bool failed = report.violations > 0 ||
+                      outcome_count(report, dpct::RunOutcome::kCrash) > 0 ||
+                      outcome_count(report, dpct::RunOutcome::kDeadlock) > 0;
+  throw CLI::RuntimeError(failed ? kExitViolation : kExitSuccess);
 }
 
 }  // namespace
@@ -302,7 +307,8 @@ void add_detect_command(CLI::App& app) {
       "avg_ms, first_failing_seed, saved, shard, summary, and for a portfolio the "
       "histories and violations of each member");
   detect->footer(
-      "Exit codes: 0 no violation, 1 a violation was found, 64 usage error, 70 internal error.\n"
+      "Exit codes: 0 no failure, 1 a violation, a crash or a deadlock was found, 64 usage error, "
+      "70 internal error.\n"
       "Progress goes to stderr when it is a terminal.\n"
       "Examples:\n"
       "  linfault detect --target treiber_stack_buggy -n 2 -m 100 -s 20 --out runs\n"

@@ -377,7 +377,11 @@ void run_merge(const MergeArguments& args) {
   const std::string shards_text = std::to_string(shards.size()) + " shard(s)";
   bool failing = false;
   if (kind == "detect-summary") {
-    failing = whole["violations"].get<std::uint64_t>() > 0;
+    // As `detect` decides: a crash or a deadlock fails the campaign as a violation does.
+    const json& outcomes = whole["outcomes"];
+    failing = whole["violations"].get<std::uint64_t>() > 0 ||
+              outcomes.value("crash", std::uint64_t{0}) > 0 ||
+              outcomes.value("deadlock", std::uint64_t{0}) > 0;
     std::cout << "merged " << shards_text << " of detect " << whole["campaign"]["target"].dump()
               << " into " << args.out << ": " << whole["violations"] << " non-linearizable of "
               << whole["histories"] << ", " << whole["saved"]

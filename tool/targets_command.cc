@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -99,7 +100,11 @@ void print_details(const targets::Target& target) {
 void run_targets(const TargetsArguments& args) {
   std::vector<const targets::Target*> list;
   if (args.name.empty()) {
-    list = targets::registered();
+    try {
+      list = targets::registered();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());  // a registration that does not hold (names its file:line)
+    }
     for (const auto& target : targets::all()) list.push_back(&target);
   } else {
     list.push_back(&find_target(args.name));
