@@ -571,6 +571,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
 
   HistoryResult result;
   result.seed = seed;
+  result.no_shared_access = scheduler != nullptr && run.access_points == 0;
   result.scheduler = kind;
   result.outcome = run.outcome;
   result.result = verdict.result;
@@ -865,6 +866,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         report.portfolio[member].violations += violation ? 1 : 0;
       }
       ++report.done;
+      report.without_shared_access += result.no_shared_access ? 1 : 0;
       report.total_ms += result.ms;
       ++report.outcomes[static_cast<std::size_t>(result.outcome)];
       if (result.result == Result::kViolation) {

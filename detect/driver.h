@@ -152,6 +152,9 @@ inline constexpr unsigned kMaxDepth = 1000;
 // The result of one history.
 struct HistoryResult {
   std::uint64_t seed = 0;
+  // A controlled run whose calls reached no scheduling point at a shared access (native runs:
+  // false): its threads could not be interleaved.
+  bool no_shared_access = false;
   SchedulerKind scheduler = SchedulerKind::kPct;  // for a portfolio: the member that ran it
   dpct::RunOutcome outcome = dpct::RunOutcome::kOk;
   Result result = Result::kUnknown;
@@ -281,6 +284,9 @@ struct DetectionReport {
   std::uint64_t histories_to_first = 0;
   // DriverOptions::time_limit_seconds passed before every history had started.
   bool time_limited = false;
+  // Histories whose calls reached no scheduling point at a shared access (HistoryResult): when
+  // it is `done`, nothing was ever interleaved, and no bug could be found.
+  std::uint64_t without_shared_access = 0;
   // By seed; `saved` set for failing runs (with keep_failing_runs). Empty when
   // DriverOptions::on_result is set; with stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;

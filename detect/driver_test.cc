@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -379,6 +380,37 @@ TEST(DriverTest, LivelocksAreCountedAndKeptNotHung) {
 
   options.scheduler = SchedulerKind::kNative;
   EXPECT_THROW(run_detection(target, options), std::invalid_argument);
+}
+
+// A counter on a plain std::atomic, as a user's class is before it is instrumented: its calls
+// reach no scheduling point, so nothing is interleaved and its lost update never shows.
+class PlainCounter {
+ public:
+  void inc() { value_.store(value_.load() + 1); }
+  int get() { return value_.load(); }
+
+ private:
+  std::atomic<int> value_{0};
+};
+
+TEST(DriverTest, CountsHistoriesThatReachedNoSharedAccess) {
+  targets::Target target;
+  target.name = "plain_counter";
+  target.model = "counter";
+  target.operations = {{"inc", targets::no_arguments(), "inc()"},
+                       {"get", targets::no_arguments(), "get() -> int"}};
+  target.factory = targets::Binding<PlainCounter>()
+                       .method("inc", &PlainCounter::inc)
+                       .method("get", &PlainCounter::get)
+                       .factory();
+  const DetectionReport plain = run_detection(target, pct_options(20, 3));
+  EXPECT_EQ(plain.done, 20u);
+  EXPECT_EQ(plain.without_shared_access, 20u);
+  EXPECT_EQ(plain.violations, 0u);  // what the warning of detect and run is for
+
+  const DetectionReport instrumented =
+      run_detection(targets::find("treiber_stack"), pct_options(20, 3));
+  EXPECT_EQ(instrumented.without_shared_access, 0u);
 }
 
 TEST(DriverTest, RejectsOptionsThatCannotWork) {

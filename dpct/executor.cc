@@ -443,6 +443,7 @@ void Executor::Impl::arrive(const Access& access, bool may_throw) {
   if (priming_) {
     switch_to(main_slot());
   } else {
+    ++run_->access_points;
     ThreadId next = decide(PointKind::kAccess, self, &access);
     if (!aborting_ && next != self) switch_to(next);
   }

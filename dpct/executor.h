@@ -128,6 +128,9 @@ struct Run {
   RunOutcome outcome = RunOutcome::kOk;
   std::string message;      // what went wrong, for every outcome but kOk
   std::uint64_t steps = 0;  // scheduling points of the concurrent part
+  // Scheduling points at shared accesses (loads, stores, locks, ...) of the concurrent part. 0
+  // means its calls ran without one: nothing could be interleaved (uninstrumented shared state).
+  std::uint64_t access_points = 0;
   std::vector<TraceStep> trace;
 };
 

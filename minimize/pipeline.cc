@@ -83,6 +83,7 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
     if (b == 0) f.scheduler = report.scheduler;  // pct's pilot runs fix k anew in every batch
     f.histories += report.histories;
     f.violations += report.violations;
+    f.without_shared_access += report.without_shared_access;
     f.total_ms += report.avg_ms * static_cast<double>(report.histories);
     for (const detect::SavedRun* run : report.failing_runs()) {
       // A violation first; a deadlock, livelock or crash only when there is none.

@@ -54,6 +54,8 @@ struct FirstFailure {
   std::optional<detect::SavedRun> failing;     // the first failing run (smallest seed)
   std::optional<std::uint64_t> failing_batch;  // the batch it was found in (0-based)
   bool time_budget_hit = false;                // stopped by `seconds` before `histories` ran
+  // detect::DetectionReport::without_shared_access, summed over the batches.
+  std::uint64_t without_shared_access = 0;
 };
 
 // The batch size of detect_first_failure for `jobs` worker threads.

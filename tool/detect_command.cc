@@ -167,6 +167,11 @@ void run_detect(const DetectArguments& args) {
   }
   progress.finish();
   writer.write(report, /*complete=*/true);
+  if (options.scheduler != detect::SchedulerKind::kNative) {
+    const std::string warning =
+        no_interleaving_warning(target, report.done, report.without_shared_access);
+    if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
+  }
 
   if (args.json) {
     nlohmann::json out = {{"target", report.target},
@@ -176,6 +181,7 @@ void run_detect(const DetectArguments& args) {
                           {"done", report.done},
                           {"histories_to_first", report.histories_to_first},
                           {"time_limited", report.time_limited},
+                          {"without_shared_access", report.without_shared_access},
                           {"violations", report.violations},
                           {"unknown", report.unknown},
                           {"deadlocks", outcome_count(report, dpct::RunOutcome::kDeadlock)},

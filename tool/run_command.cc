@@ -126,6 +126,11 @@ void run_pipeline(RunArguments args) {
   ProgressLine progress;
   const Detection d = detect_first_failure(target, args, options, progress);
   if (!d.failing) {
+    if (options.scheduler != detect::SchedulerKind::kNative) {
+      const std::string warning =
+          no_interleaving_warning(target, d.histories, d.without_shared_access);
+      if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
+    }
     if (!args.out.empty()) {
       write_summary(args.out, run_summary(target, args, options, shard, d, {}));
     }
