@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "spec/registry.h"
 #include "targets/bind.h"
@@ -526,6 +528,14 @@ class UserRegistry {
     return list;
   }
 
+  // Why the registration of a target named `name` was refused, when it was.
+  std::optional<std::string> failure_of(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    const auto it = failed_.find(name);
+    if (it == failed_.end()) return std::nullopt;
+    return it->second;
+  }
+
  private:
   struct Pending {
     std::function<Target()> make;
@@ -537,7 +547,13 @@ class UserRegistry {
       Pending next = std::move(pending_.front());
       pending_.pop_front();
       Target target = next.make();
-      validate(target, next.origin);
+      try {
+        validate(target, next.origin);
+      } catch (const std::invalid_argument& e) {
+        // Reported once, here; a later lookup of the name says why it is missing.
+        if (!target.name.empty()) failed_.emplace(target.name, e.what());
+        throw;
+      }
       if (target.model == kSerialModel) target.model = serial_spec_of(target.name);
       built_.push_back(std::move(target));
     }
@@ -556,6 +572,11 @@ class UserRegistry {
         fail("target '" + target.name + "' has the name of a built-in target");
       }
     }
+    if (target.model.empty()) {
+      fail("target '" + target.name +
+           "' names no model: give one (\"stack\", \"queue\", ...: docs/models.md, or your own: "
+           "docs/own-model.md), or \"serial\" to check it against its own serial runs");
+    }
     try {
       // "serial": no model, the target's own serial runs are its specification.
       if (target.model != kSerialModel) spec::canonical_model_spec(target.model);
@@ -563,6 +584,14 @@ class UserRegistry {
       fail("target '" + target.name + "': " + e.what());
     }
     if (target.operations.empty()) fail("target '" + target.name + "' has no operations");
+    for (std::size_t i = 0; i < target.operations.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (target.operations[i].method == target.operations[j].method) {
+          fail("target '" + target.name + "' lists operation '" + target.operations[i].method +
+               "' twice");
+        }
+      }
+    }
     if (!target.factory) fail("target '" + target.name + "' has no factory");
   }
 
@@ -571,6 +600,7 @@ class UserRegistry {
   bool building_ = false;  // a maker is running (under mutex_)
   std::deque<Pending> pending_;
   std::deque<Target> built_;  // a deque: references stay valid as targets are added
+  std::map<std::string, std::string> failed_;  // refused registrations: name -> the error
 };
 
 }  // namespace
@@ -596,6 +626,9 @@ const Target& find(std::string_view name) {
   }
   for (const Target& target : all()) {
     if (target.name == name) return target;
+  }
+  if (std::optional<std::string> refused = UserRegistry::instance().failure_of(std::string(name))) {
+    throw std::invalid_argument(*refused);
   }
   throw UnknownTarget(name);
 }

@@ -109,9 +109,28 @@ TEST(UserRegistryTest, BadRegistrationsAreReportedWithTheirPlace) {
   no_ops.name = "x2";
   no_ops.operations.clear();
   EXPECT_THAT(registration_error(no_ops), HasSubstr("'x2' has no operations"));
+  linfault::Target no_model = good;
+  no_model.name = "x3";
+  no_model.model.clear();
+  EXPECT_THAT(registration_error(no_model), HasSubstr("'x3' names no model"));
+  EXPECT_THAT(registration_error(no_model), HasSubstr("\"serial\""));
+  linfault::Target twice = good;
+  twice.name = "x4";
+  twice.operations.push_back(twice.operations.front());
+  EXPECT_THAT(registration_error(twice),
+              HasSubstr("'x4' lists operation '" + twice.operations.front().method + "' twice"));
   linfault::Target no_name = good;
   no_name.name.clear();
   EXPECT_THAT(registration_error(no_name), HasSubstr("the target has no name"));
+  // A lookup of a refused target says why it is missing, every time, not "unknown target".
+  for (int lookup = 0; lookup < 2; ++lookup) {
+    try {
+      linfault::targets::find("x4");
+      ADD_FAILURE() << "found";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("'x4' lists operation"));
+    }
+  }
   // The registry still works after the errors.
   EXPECT_EQ(linfault::targets::registered().size(), 2u);
 }

@@ -264,7 +264,7 @@ void run_detect(const DetectArguments& args) {
     }
     if (writer.saved() > 0 && !args.out.empty()) {
       text << "saved:              " << writer.saved() << " failing run(s) in " << args.out
-           << " (replay with `linfault replay " << writer.first_saved() << "`)\n";
+           << " (replay with `" << tool_name() << " replay " << writer.first_saved() << "`)\n";
     }
     if (!args.out.empty()) {
       text << "summary:            " << (std::filesystem::path(args.out) / kSummaryFile).string()
