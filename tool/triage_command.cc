@@ -125,8 +125,8 @@ void run_triage(const TriageArguments& args) {
   // or a model that is not the target's.
   const targets::Target* target = args.target.empty() ? nullptr : &find_target(args.target);
   if (!args.model.empty()) {
-    const std::string model = spec::canonical_model_spec(args.model);
-    if (target != nullptr && spec::canonical_model_spec(target->model) != model) {
+    spec::canonical_model_spec(args.model);  // a usage error for an unknown or bad spec
+    if (target != nullptr && !spec::same_model(target->model, args.model)) {
       throw UsageError("--model " + args.model + " is not the model of target " + target->name +
                        " (" + target->model + ")");
     }
