@@ -20,6 +20,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "history/history.h"
@@ -32,9 +34,35 @@ class ObjectUnderTest {
   // Runs one call and returns its result (nil for void methods and "empty" results). Throws
   // std::invalid_argument for a method the object does not have.
   virtual history::Value invoke(const history::Call& call) = 0;
+  // Why `call` cannot be made on this object, found without making it: a method the object does
+  // not have, a wrong argument count, an argument of the wrong kind or out of range. nullopt when
+  // it can be made, or when the object cannot tell (the default). Registration asks it of every
+  // operation, so that a binding mistake is reported there rather than as a crash of the object.
+  virtual std::optional<std::string> call_problem(const history::Call& call) const {
+    static_cast<void>(call);
+    return std::nullopt;
+  }
 };
 
 using ObjectFactory = std::function<std::unique_ptr<ObjectUnderTest>()>;
+
+// While a CallCheckScope lives on a thread, an ObjectFactory that can (targets::Binding's)
+// returns a stand-in that answers call_problem() only, without constructing the user's object:
+// registration checks the operations that way, and a constructor run for it would be a side
+// effect (it may count its instances, allocate a pool, print). Other factories construct as
+// usual. Not reentrant across threads: the flag is per thread.
+class CallCheckScope {
+ public:
+  CallCheckScope() : previous_(active_) { active_ = true; }
+  ~CallCheckScope() { active_ = previous_; }
+  CallCheckScope(const CallCheckScope&) = delete;
+  CallCheckScope& operator=(const CallCheckScope&) = delete;
+  static bool active() { return active_; }
+
+ private:
+  static inline thread_local bool active_ = false;
+  bool previous_;
+};
 
 struct Workload {
   std::vector<history::Call> setup;                 // Ps

@@ -38,6 +38,17 @@ bool same_model(std::string_view a, std::string_view b) {
   }
 }
 
+std::optional<std::string> call_problem(std::string_view spec_text, const history::Call& call) {
+  history::Operation pending;
+  pending.call = call;
+  pending.outcome = history::Outcome::kPending;
+  return visit_model(spec_text, [&](const auto& model) -> std::optional<std::string> {
+    auto compiled = model.compile(pending);
+    if (const ModelError* error = std::get_if<ModelError>(&compiled)) return error->message;
+    return std::nullopt;
+  });
+}
+
 std::string model_spec_with_init(std::string_view spec_text, const history::Value& value) {
   ModelSpec spec = parse_model_spec(spec_text);
   spec.params.set("init", value);

@@ -22,6 +22,7 @@
 #ifndef LINFAULT_SPEC_REGISTRY_H_
 #define LINFAULT_SPEC_REGISTRY_H_
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -91,6 +92,11 @@ std::string canonical_model_spec(std::string_view spec_text);
 // either is not a valid spec. For documents that name their model twice (a test case and the
 // history inside it), which must agree.
 bool same_model(std::string_view a, std::string_view b);
+
+// Why the model of `spec_text` does not take `call` (its ModelError: "queue has no method
+// 'push'", a wrong argument count or kind), judged as a pending operation, whose result is
+// unknown; nullopt when it does. Throws what visit_model throws.
+std::optional<std::string> call_problem(std::string_view spec_text, const history::Call& call);
 
 // `spec_text` with `init` set to `value` (replacing an init it gives), canonical; for --init.
 // Throws what visit_model throws (e.g. for a model that takes no init).

@@ -15,7 +15,10 @@
 //               std::pair<A, B> and std::vector<T> -> a list.
 // Methods may also be bound as callables taking `T&` first (for overloads or adapters).
 // Errors are std::invalid_argument with a one-line message: an unknown method (listing the
-// bound ones), a wrong argument count, an argument of the wrong kind or out of range.
+// bound ones), a wrong argument count, an argument of the wrong kind or out of range. The bound
+// object also says so of a call without making it (dpct::ObjectUnderTest::call_problem), which is
+// how registration finds an operation that is not bound or whose generator draws arguments the
+// method cannot take.
 //
 // Internal header: include <linfault/target.h> instead.
 //
@@ -89,14 +92,33 @@ T from_value(const history::Value& value, const std::string& method, std::size_t
   }
 }
 
+[[noreturn]] inline void count_error(const std::string& method, std::size_t expected,
+                                     std::size_t given) {
+  throw std::invalid_argument(method + " takes " + std::to_string(expected) + " argument" +
+                              (expected == 1 ? "" : "s") + ", got " + std::to_string(given));
+}
+
+// Why `args` cannot be passed to a method taking Params, without calling it; nullopt if they can.
+template <class... Params>
+std::optional<std::string> conversion_problem(const std::string& method,
+                                              const std::vector<history::Value>& args) {
+  try {
+    if (args.size() != sizeof...(Params)) count_error(method, sizeof...(Params), args.size());
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (static_cast<void>(from_value<Params>(args[I], method, I)), ...);
+    }
+    (std::index_sequence_for<Params...>{});
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
 // Calls `fn(object, args...)` with the converted arguments and converts the result.
 template <class Object, class... Params, class Fn>
 history::Value call_converted(const Fn& fn, Object& object, const std::string& method,
                               const std::vector<history::Value>& args) {
-  if (args.size() != sizeof...(Params)) {
-    throw std::invalid_argument(method + " takes " + std::to_string(sizeof...(Params)) +
-                                " argument(s), got " + std::to_string(args.size()));
-  }
+  if (args.size() != sizeof...(Params)) count_error(method, sizeof...(Params), args.size());
   return [&]<std::size_t... I>(std::index_sequence<I...>)->history::Value {
     using Result = std::invoke_result_t<const Fn&, Object&, Params...>;
     if constexpr (std::is_void_v<Result>) {
@@ -165,14 +187,17 @@ class Binding {
     auto table = std::make_shared<const std::vector<Entry>>(methods_);
     Maker make = make_;
     return [table, make]() -> std::unique_ptr<dpct::ObjectUnderTest> {
+      if (dpct::CallCheckScope::active()) return std::make_unique<Bound>(nullptr, table);
       return std::make_unique<Bound>(make(), table);
     };
   }
 
  private:
+  using Checker = std::function<std::optional<std::string>(const std::vector<history::Value>&)>;
   struct Entry {
     std::string name;
     Invoker invoke;
+    Checker check;  // bind_detail::conversion_problem for the method's parameters
   };
 
   class Bound : public dpct::ObjectUnderTest {
@@ -181,16 +206,27 @@ class Binding {
         : object_(std::move(object)), table_(std::move(table)) {}
 
     history::Value invoke(const history::Call& call) override {
+      if (!object_) throw std::logic_error("Binding: invoke() on a stand-in made for call checks");
       for (const Entry& entry : *table_) {
         if (entry.name == call.method) return entry.invoke(*object_, call.args);
       }
-      std::string known;
-      for (const Entry& entry : *table_) known += (known.empty() ? "" : ", ") + entry.name;
-      throw std::invalid_argument("object has no method '" + call.method + "' (methods: " + known +
-                                  ")");
+      throw std::invalid_argument(unknown_method(call.method));
+    }
+
+    std::optional<std::string> call_problem(const history::Call& call) const override {
+      for (const Entry& entry : *table_) {
+        if (entry.name == call.method) return entry.check(call.args);
+      }
+      return unknown_method(call.method);
     }
 
    private:
+    std::string unknown_method(const std::string& method) const {
+      std::string known;
+      for (const Entry& entry : *table_) known += (known.empty() ? "" : ", ") + entry.name;
+      return "object has no method '" + method + "' (methods: " + known + ")";
+    }
+
     std::unique_ptr<T> object_;
     std::shared_ptr<const std::vector<Entry>> table_;
   };
@@ -208,7 +244,10 @@ class Binding {
     Invoker invoke = [fn, name](T& object, const std::vector<history::Value>& args) {
       return bind_detail::call_converted<T, P...>(fn, object, name, args);
     };
-    methods_.push_back({std::move(name), std::move(invoke)});
+    Checker check = [name](const std::vector<history::Value>& args) {
+      return bind_detail::conversion_problem<P...>(name, args);
+    };
+    methods_.push_back({std::move(name), std::move(invoke), std::move(check)});
     return *this;
   }
 

@@ -92,7 +92,7 @@ std::string error_of(const Call& call) {
 TEST(BindingTest, ReportsBadCallsClearly) {
   EXPECT_THAT(error_of(Call{"push", {}}),
               HasSubstr("object has no method 'push' (methods: set, get, flip"));
-  EXPECT_EQ(error_of(Call{"set", {}}), "set takes 1 argument(s), got 0");
+  EXPECT_EQ(error_of(Call{"set", {}}), "set takes 1 argument, got 0");
   EXPECT_EQ(error_of(Call{"set", {Value(true)}}), "set: argument 1 must be an integer, got true");
   EXPECT_EQ(error_of(Call{"flip", {Value(1)}}), "flip: argument 1 must be a bool, got 1");
   EXPECT_EQ(error_of(Call{"range", {Value(300)}}), "range: argument 1 300 is out of range");

@@ -593,6 +593,53 @@ class UserRegistry {
       }
     }
     if (!target.factory) fail("target '" + target.name + "' has no factory");
+    check_operations(target, fail);
+  }
+
+  // Every operation, with arguments its generator draws, must be a call the bound object takes
+  // and an operation the model knows: otherwise each such call would be reported at run time as
+  // a crash of the object (a bug that is not one), or as a history the model cannot read.
+  template <class Fail>
+  static void check_operations(const Target& target, const Fail& fail) {
+    std::unique_ptr<dpct::ObjectUnderTest> object;
+    try {
+      const dpct::CallCheckScope checking_calls_only;  // a Binding constructs nothing
+      object = target.factory();
+    } catch (const std::exception&) {
+      // A constructor that throws is reported by every run, as the object's problem.
+    }
+    const bool serial = target.model.empty() || target.model == kSerialModel;
+    constexpr std::uint64_t kDraws = 4;  // different seeds: arguments of different kinds show
+    for (const OperationSpec& op : target.operations) {
+      const std::string which = "target '" + target.name + "', operation '" + op.method + "'";
+      if (!op.arguments) fail(which + " has no argument generator (no_arguments() for none)");
+      for (std::uint64_t seed = 1; seed <= kDraws; ++seed) {
+        ArgumentSource source(seed);
+        history::Call call{op.method, {}};
+        try {
+          call.args = op.arguments(source);
+        } catch (const std::exception& e) {
+          fail(which + ": its argument generator threw: " + e.what());
+        }
+        if (object) {
+          if (std::optional<std::string> problem = object->call_problem(call)) {
+            fail(which + ": the bound object cannot take " + call.to_string() + ": " + *problem);
+          }
+        }
+        if (!serial) {
+          std::optional<std::string> problem;
+          try {
+            problem = spec::call_problem(target.model, call);
+          } catch (const std::exception&) {
+            // The model's own fault, not this target's: checking reports it.
+          }
+          if (problem) {
+            fail(which + ": model '" + target.model + "' does not take " + call.to_string() + ": " +
+                 *problem);
+          }
+        }
+      }
+    }
   }
 
   // Recursive: a maker may look up other targets (find() re-enters targets()).
@@ -666,6 +713,13 @@ const KnownScenario* matching_known_scenario(
 
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload) {
   if (workload.threads.empty()) return "the workload has no concurrent threads";
+  std::unique_ptr<dpct::ObjectUnderTest> stand_in;  // says what the bound object cannot take
+  try {
+    const dpct::CallCheckScope checking_calls_only;
+    stand_in = target.factory();
+  } catch (const std::exception&) {
+    // Reported by the run, as the object's problem.
+  }
   auto call_problem = [&](const history::Call& call) -> std::optional<std::string> {
     const auto op =
         std::find_if(target.operations.begin(), target.operations.end(),
@@ -681,6 +735,12 @@ std::optional<std::string> workload_problem(const Target& target, const dpct::Wo
       return "the workload calls " + call.to_string() + ", but " + target.name + "'s " +
              call.method + " takes " + std::to_string(arguments) + " argument" +
              (arguments == 1 ? "" : "s") + (op->signature.empty() ? "" : ": " + op->signature);
+    }
+    if (stand_in) {
+      if (std::optional<std::string> problem = stand_in->call_problem(call)) {
+        return "the workload calls " + call.to_string() + ", which " + target.name +
+               " cannot take: " + *problem;
+      }
     }
     return std::nullopt;
   };

@@ -122,9 +122,10 @@ bool is_registered(std::string_view name);
 
 // Registers the target `make` returns. `make` runs once, at the first lookup (not during static
 // initialization; it may itself look up the built-in targets and those already built), and a
-// duplicate or empty name, an unknown model or a target without operations or factory throws
-// std::invalid_argument from that lookup naming `origin` (file:line of the registration). Returns
-// true, for use in a static initializer.
+// duplicate or empty name, an unknown model, a target without operations or factory, or an
+// operation whose drawn calls the bound object (dpct::ObjectUnderTest::call_problem) or the model
+// (spec::call_problem) cannot take throws std::invalid_argument from that lookup naming `origin`
+// (file:line of the registration). Returns true, for use in a static initializer.
 bool register_target(std::function<Target()> make, std::string origin);
 
 // The known scenario of `target` whose concurrent part runs the same methods as `threads`: each

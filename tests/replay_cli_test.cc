@@ -162,6 +162,12 @@ TEST_F(ReplayCliTest, CallsTheTargetCannotRunAreBadInputNotAFailure) {
          tc.ps.push_back({0, {"push", {history::Value(1), history::Value(2)}}, {}, {}, false});
        },
        "the workload calls push(1, 2), but treiber_stack_buggy's push takes 1 argument"},
+      {"kind.json",
+       [](minimize::TestCase& tc) {
+         tc.ps.push_back({0, {"push", {history::Value("x")}}, {}, {}, false});
+       },
+       "the workload calls push(\"x\"), which treiber_stack_buggy cannot take: push: argument 1 "
+       "must be an integer, got \"x\""},
       {"model.json", [](minimize::TestCase& tc) { tc.model = "queue"; },
        "model \"queue\" is not the model of target treiber_stack_buggy"},
   };

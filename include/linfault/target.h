@@ -39,8 +39,11 @@
 // linfault_add_target(... INSTRUMENT) compiles instrumented copies (structure_tree/rewriter.h).
 //
 // The registration's maker runs at the first lookup of a target, not during static
-// initialization; a duplicate name, an unknown model or a target without operations or factory
-// is reported then, naming the file and line of the registration.
+// initialization; a duplicate name, an unknown model, a target without operations or factory, and
+// an operation that the bound object or the model cannot take (a method not bound, arguments of
+// another count or kind than its generator draws, a method the model does not know) are
+// reported then, naming the file and line of the registration. Checking the operations does not
+// construct the object.
 //
 // Thread-safety: registration and lookup are thread-safe. See dpct/shared.h for the
 // instrumentation and targets/bind.h for the binding.
