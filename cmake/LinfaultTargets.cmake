@@ -12,8 +12,8 @@
 #   INSTRUMENT: SOURCES are written against std::atomic, std::atomic_flag, std::mutex & co.; the
 #   build compiles instrumented copies of them and of the headers beside them (foo.cc -> foo.h;
 #   a header-only class: list its header in SOURCES), made by linfault-structure's rewriter
-#   (structure_tree/rewriter.h) in the build tree, with
-#   #line directives so every trace names the user's own file:line. Needs the extractor.
+#   (structure_tree/rewriter.h) in the build tree, with #line directives so every trace names
+#   the user's own file:line. Needs the extractor.
 #
 # linfault_add_tool(NAME TARGETS <libraries>...)
 #   An executable NAME with every command of `linfault` (run, detect, replay, minimize, triage,
