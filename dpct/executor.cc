@@ -33,6 +33,8 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#include "dpct/watchdog.h"
+
 namespace linfault::dpct {
 
 namespace ctx = boost::context;
@@ -97,8 +99,9 @@ std::string location(const SourceLocation& where) {
 
 class Executor::Impl final : public ExecutionContext, public RunView {
  public:
-  explicit Impl(std::size_t stack_bytes) : allocator_(stack_bytes) {}
+  explicit Impl(std::size_t stack_bytes) : allocator_(stack_bytes) { watch(&progress_); }
   ~Impl() override {
+    unwatch(&progress_);
     for (ctx::stack_context& stack : stacks_) allocator_.deallocate(stack);
   }
 
@@ -209,6 +212,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   // Object names given so far ("node#2"), and how many objects of each type have one.
   std::unordered_map<const void*, std::string> object_names_;
   std::unordered_map<std::string, std::uint32_t> objects_of_type_;
+  RunProgress progress_;  // for the stall watchdog (dpct/watchdog.h)
   Phase phase_ = Phase::kSetup;
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
@@ -354,6 +358,7 @@ void Executor::Impl::run_thread(ThreadId t) {
   for (; th.op < th.calls->size(); ++th.op) {
     th.invoked = false;
     th.op_points = 0;
+    progress_.beat(static_cast<std::int32_t>(t), &(*th.calls)[th.op], nullptr, 0);
     history::Value result = object_->invoke((*th.calls)[th.op]);
     if (!th.invoked) record_invoke(t);
     if (options_->record_history) builder_->respond(t, history::Outcome::kOk, std::move(result));
@@ -453,6 +458,8 @@ void Executor::Impl::arrive(const Access& access, bool may_throw) {
 void Executor::Impl::pass(const Access& access) {
   const ThreadId self = running_thread();
   Thread& th = threads_[self];
+  progress_.beat(static_cast<std::int32_t>(self), &(*th.calls)[th.op], access.where.file_name(),
+                 access.where.line());
   if (!th.invoked) record_invoke(self);
   ++th.op_points;
   if (options_->record_trace) {
@@ -470,6 +477,8 @@ void Executor::Impl::pass(const Access& access) {
 }
 
 void Executor::Impl::sequential_point(const Access& access, bool may_throw) {
+  progress_.beat(RunProgress::kSequential, progress_.call.load(std::memory_order_relaxed),
+                 access.where.file_name(), access.where.line());
   if (++sequential_steps_ > options_->max_steps && may_throw) {
     fail(RunOutcome::kLivelock, std::string(phase_name(phase_)) + " call " +
                                     std::to_string(sequential_op_) + " did not terminate after " +
@@ -758,6 +767,7 @@ bool Executor::Impl::run_sequential(const std::vector<history::Call>& calls, Pha
   phase_ = phase;
   for (sequential_op_ = 0; sequential_op_ < calls.size(); ++sequential_op_) {
     const history::Call& call = calls[sequential_op_];
+    progress_.beat(RunProgress::kSequential, &call, nullptr, 0);
     if (options_->record_history) builder_->invoke(0, call);
     try {
       history::Value result = object_->invoke(call);
@@ -819,6 +829,13 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
 
   // The object's constructor is the user's code: its exception is a problem of the target, said
   // as such, not an internal error of the executor.
+  // Watched from the constructor to the end of Pr (also when it throws).
+  progress_.beat(RunProgress::kConstructor, nullptr, nullptr, 0);
+  progress_.running.store(true, std::memory_order_relaxed);
+  struct NotRunning {
+    RunProgress& progress;
+    ~NotRunning() { progress.running.store(false, std::memory_order_relaxed); }
+  } not_running_after{progress_};
   try {
     object_ = factory();
   } catch (const std::exception& e) {

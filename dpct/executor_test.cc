@@ -3,12 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
 #include <stdexcept>
 
 #include "dpct/exhaustive.h"
 #include "dpct/pct_scheduler.h"
 #include "dpct/random_scheduler.h"
+#include "dpct/scripted_scheduler.h"
 #include "dpct/test_objects.h"
+#include "dpct/watchdog.h"
 
 namespace linfault::dpct {
 namespace {
@@ -260,6 +265,71 @@ TEST(ExecutorTest, SpinHintLetsTheSetterRunUnderPct) {
     dpct::Run run = execute(factory_of<SpinWait>(true), w, pct, options);
     EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
   }
+}
+
+// "wait" announces itself on an instrumented flag, then spins on a plain std::atomic that "set"
+// stores: a controlled run cannot switch to the setter, so the waiter spins forever.
+class UninstrumentedSpin final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& c) override {
+    if (c.method == "set") {
+      announced_.store(1);
+      plain_.store(true);
+    } else {
+      announced_.store(1);  // the last access the watchdog names
+      while (!plain_.load() && !released.load()) {
+      }
+    }
+    return {};
+  }
+  static inline std::atomic<bool> released{false};  // set by the test's stall handler
+
+ private:
+  Atomic<int> announced_{0};
+  std::atomic<bool> plain_{false};
+};
+
+TEST(ExecutorTest, TheWatchdogReportsARunThatReachesNoSchedulingPoint) {
+  std::mutex mutex;
+  std::vector<std::string> reports;
+  set_stall_limit(std::chrono::milliseconds(300));
+  set_stall_handler([&](const std::string& message) {
+    std::lock_guard lock(mutex);
+    reports.push_back(message);
+    UninstrumentedSpin::released.store(true);
+  });
+  Workload w;
+  w.threads = {{call("set")}, {call("wait", {7})}};
+  // Thread 1 first: it spins before thread 0 can set the flag.
+  ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
+  const dpct::Run run = execute(factory_of<UninstrumentedSpin>(), w, scripted);
+  set_stall_handler({});
+  set_stall_limit(
+      std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
+  EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("reached no scheduling point for 0.3 s: thread 1's call wait(7) runs "
+                            "on since its access at "),
+            std::string::npos)
+      << reports[0];
+  EXPECT_NE(reports[0].find("executor_test.cc:"), std::string::npos) << reports[0];
+  EXPECT_NE(reports[0].find("plain std::atomic"), std::string::npos) << reports[0];
+}
+
+TEST(ExecutorTest, ByDefaultAStalledRunEndsTheProcessWithOneLineAndExitCodeTwo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts its own watchdog
+  Workload w;
+  w.threads = {{call("set")}, {call("wait")}};
+  EXPECT_EXIT(
+      {
+        set_stall_limit(std::chrono::milliseconds(300));
+        ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
+        execute(factory_of<UninstrumentedSpin>(), w, scripted);
+      },
+      testing::ExitedWithCode(kStallExitCode),
+      "^linfault: a controlled run reached no scheduling point for 0.3 s: thread 1's call "
+      "wait\\(\\)");
 }
 
 TEST(ExecutorTest, ExceptionInAnOperationIsACrash) {

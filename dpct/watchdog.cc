@@ -1,0 +1,149 @@
+#include "dpct/watchdog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace linfault::dpct {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds limit_from_environment() {
+  const char* text = std::getenv("LINFAULT_STALL_SECONDS");
+  if (text == nullptr || *text == '\0') {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000));
+  }
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(seconds >= 0) || seconds > 1e6) {
+    std::fprintf(stderr,
+                 "linfault: LINFAULT_STALL_SECONDS=%s is not a number of seconds from 0 to 1e6; "
+                 "using %g\n",
+                 text, kDefaultStallSeconds);
+    return std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000));
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+std::string describe_stall(const RunProgress& progress, std::chrono::milliseconds limit) {
+  const std::int32_t thread = progress.thread.load(std::memory_order_relaxed);
+  const history::Call* call = progress.call.load(std::memory_order_acquire);
+  const char* file = progress.last_file.load(std::memory_order_relaxed);
+  const std::uint32_t line = progress.last_line.load(std::memory_order_relaxed);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
+
+  std::string who;
+  if (thread == RunProgress::kConstructor) {
+    who = "the object's constructor";
+  } else {
+    who = thread == RunProgress::kSequential ? std::string("the sequential call")
+                                             : "thread " + std::to_string(thread) + "'s call";
+    who += " " + (call != nullptr ? call->to_string() : std::string("?"));
+  }
+  std::string where = file != nullptr && thread != RunProgress::kConstructor
+                          ? " since its access at " + std::string(file) + ":" + std::to_string(line)
+                          : "";
+  return "a controlled run reached no scheduling point for " + std::string(seconds) + " s: " + who +
+         " runs on" + where +
+         " without another. It may spin on shared state linfault does not control (a plain "
+         "std::atomic or variable: instrument it, docs/adding-a-target.md), which a controlled run "
+         "cannot preempt; stopped. LINFAULT_STALL_SECONDS sets the limit (0: no limit)";
+}
+
+class Watchdog {
+ public:
+  static Watchdog& instance() {
+    // Leaked: the detached thread may still look at it while static objects are destroyed.
+    static Watchdog* const watchdog = new Watchdog;
+    return *watchdog;
+  }
+
+  void watch(RunProgress* progress) {
+    std::lock_guard lock(mutex_);
+    watched_[progress] = Seen{};
+    if (!started_) {
+      started_ = true;
+      if (!limit_overridden_) limit_ = limit_from_environment();
+      std::thread([this] { loop(); }).detach();
+    }
+  }
+
+  void unwatch(RunProgress* progress) {
+    std::lock_guard lock(mutex_);
+    watched_.erase(progress);
+  }
+
+  void set_handler(StallHandler handler) {
+    std::lock_guard lock(mutex_);
+    handler_ = std::move(handler);
+  }
+
+  void set_limit(std::chrono::milliseconds limit) {
+    std::lock_guard lock(mutex_);
+    limit_ = limit;
+    limit_overridden_ = true;
+  }
+
+ private:
+  struct Seen {
+    std::uint64_t beats = 0;
+    Clock::time_point since = Clock::now();
+    bool reported = false;
+  };
+
+  void loop() {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      std::vector<std::string> stalls;
+      StallHandler handler;
+      {
+        std::lock_guard lock(mutex_);
+        const Clock::time_point now = Clock::now();
+        for (auto& [progress, seen] : watched_) {
+          const std::uint64_t beats = progress->beats.load(std::memory_order_relaxed);
+          if (!progress->running.load(std::memory_order_relaxed) || beats != seen.beats) {
+            seen = Seen{beats, now, false};
+            continue;
+          }
+          if (limit_.count() > 0 && !seen.reported && now - seen.since >= limit_) {
+            seen.reported = true;
+            stalls.push_back(describe_stall(*progress, limit_));
+          }
+        }
+        handler = handler_;
+      }
+      for (const std::string& message : stalls) {
+        if (handler) {
+          handler(message);
+        } else {
+          std::fprintf(stderr, "linfault: %s\n", message.c_str());
+          std::fflush(stderr);
+          std::_Exit(kStallExitCode);
+        }
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::map<RunProgress*, Seen> watched_;
+  StallHandler handler_;
+  std::chrono::milliseconds limit_{0};
+  bool limit_overridden_ = false;
+  bool started_ = false;
+};
+
+}  // namespace
+
+void watch(RunProgress* progress) { Watchdog::instance().watch(progress); }
+void unwatch(RunProgress* progress) { Watchdog::instance().unwatch(progress); }
+void set_stall_handler(StallHandler handler) {
+  Watchdog::instance().set_handler(std::move(handler));
+}
+void set_stall_limit(std::chrono::milliseconds limit) { Watchdog::instance().set_limit(limit); }
+
+}  // namespace linfault::dpct
