@@ -639,6 +639,15 @@ std::optional<SchedulerKind> parse_scheduler_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string no_interleaving_warning(const targets::Target& target, std::uint64_t histories,
+                                    std::uint64_t without_shared_access) {
+  if (histories == 0 || without_shared_access < histories) return "";
+  return "no history of " + target.name +
+         " reached a shared access that linfault controls, so nothing was interleaved and no bug "
+         "could show: are its atomics and mutexes linfault's (linfault::Atomic, linfault::Mutex) "
+         "or rewritten by linfault_add_target(... INSTRUMENT)? (docs/adding-a-target.md)";
+}
+
 std::string controlled_scheduler_names(bool with_portfolio) {
   std::vector<std::string_view> names;
   for (SchedulerKind kind : kSchedulerKinds) {

@@ -295,6 +295,14 @@ struct DetectionReport {
   std::vector<const SavedRun*> failing_runs() const;
 };
 
+// A warning when every one of `histories` (> 0) controlled histories ran its calls without a
+// scheduling point at a shared access (`without_shared_access` of them): nothing was interleaved,
+// so no bug could show, which is what an object whose shared state is plain std::atomic or
+// std::mutex, not instrumented, gives. Empty otherwise. detect, run and the GoogleTest check say
+// it.
+std::string no_interleaving_warning(const targets::Target& target, std::uint64_t histories,
+                                    std::uint64_t without_shared_access);
+
 // The workload that history `seed` of a campaign with `options` runs: the fixed workload, or a
 // random one in the campaign's shapes. (Runs the probe of methods_that_write on every call; the
 // driver runs it once per campaign.)

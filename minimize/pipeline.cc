@@ -181,6 +181,26 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
   return why;
 }
 
+// What the minimized test case shows, after the target's name: a crash or a deadlock is not a
+// history that no order explains, and a user reading "not linearizable" would look for one.
+std::string failure_headline(const TargetMinimization& m) {
+  if (m.verdict.result == detect::Result::kViolation) {
+    return m.verdict.stuck ? "is not linearizable (an operation never returns)"
+                           : "is not linearizable";
+  }
+  switch (m.failing_run.outcome) {
+    case dpct::RunOutcome::kCrash:
+      return "crashes (an operation throws)";
+    case dpct::RunOutcome::kDeadlock:
+      return "deadlocks";
+    case dpct::RunOutcome::kLivelock:
+      return "does not terminate (livelock)";
+    case dpct::RunOutcome::kOk:
+      break;
+  }
+  return "fails";
+}
+
 std::string render_failure(const dpct::Workload& workload, const dpct::Run& run,
                            const detect::Verdict& verdict) {
   InterleavingOptions layout;
@@ -339,6 +359,8 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
            << " histories of " << shape << " (" << f.scheduler << ", seed " << options.seed << ", "
            << f.wall_seconds << " s" << (f.time_budget_hit ? ", stopped by the time budget" : "")
            << ")";
+    result.warning = detect::no_interleaving_warning(target, f.histories, f.without_shared_access);
+    if (!result.warning.empty()) report << "\nwarning: " << result.warning;
     result.report = report.str();
     return result;
   }
@@ -370,10 +392,11 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
     history::write_file_atomically(result.repro_path, emit_gtest(m.test_case));
   }
 
-  report << target.name << " (model " << target.model << ") is not linearizable: history seed "
-         << f.failing->seed << " of " << f.histories << " (" << shape << ", " << f.scheduler
-         << ") failed; minimized to " << m.workload.setup.size() << " + " << pc_operations(m)
-         << " + " << m.workload.reveal.size() << " operations (Ps + Pc + Pr):\n\n";
+  report << target.name << " (model " << target.model << ") " << failure_headline(m)
+         << ": history seed " << f.failing->seed << " of " << f.histories << " (" << shape << ", "
+         << f.scheduler << ") failed; minimized to " << m.workload.setup.size() << " + "
+         << pc_operations(m) << " + " << m.workload.reveal.size()
+         << " operations (Ps + Pc + Pr):\n\n";
   print_minimization(report, m, /*compact=*/false);
   report << "\nreproduce: the campaign used seed " << options.seed
          << " (set LINFAULT_SEED to override it)";

@@ -146,6 +146,9 @@ struct CheckResult {
   double seconds = 0;
   bool time_budget_hit = false;
   bool violation = false;  // a failing history was found
+  // detect::no_interleaving_warning when no history reached a shared access linfault controls
+  // (nothing was interleaved: a pass means nothing); "" otherwise. The report ends with it.
+  std::string warning;
   std::optional<std::uint64_t> failing_seed;
   std::optional<TargetMinimization> minimization;  // set when violation
   std::string testcase_path;                       // written files ("" when none)

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "linfault/check.h"
@@ -81,6 +83,40 @@ LINFAULT_REGISTER_TARGET([] {
 });
 LINFAULT_REGISTER_TARGET([] { return counter_target<AtomicCounter>("pipeline_test_atomic"); });
 
+// increment() throws when it sees another increment in progress: a crash, not a history that no
+// order explains.
+class ThrowingCounter {
+ public:
+  void increment() {
+    if (busy_.exchange(true)) throw std::logic_error("concurrent increment");
+    value_.fetch_add(1);
+    busy_.store(false);
+  }
+  std::int64_t get() { return value_.load(); }
+
+ private:
+  linfault::Atomic<bool> busy_{false};
+  linfault::Atomic<std::int64_t> value_{0};
+};
+LINFAULT_REGISTER_TARGET([] { return counter_target<ThrowingCounter>("pipeline_test_throwing"); });
+
+// RacyCounter on a plain std::atomic: linfault cannot interleave its accesses, so no history
+// can show the lost update.
+class UninstrumentedRacyCounter {
+ public:
+  void increment() {
+    const std::int64_t seen = value_.load();
+    value_.store(seen + 1);
+  }
+  std::int64_t get() { return value_.load(); }
+
+ private:
+  std::atomic<std::int64_t> value_{0};
+};
+LINFAULT_REGISTER_TARGET([] {
+  return counter_target<UninstrumentedRacyCounter>("pipeline_test_uninstrumented");
+});
+
 std::filesystem::path scratch_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("linfault_pipeline_test_" + std::to_string(::getpid())) / name;
@@ -128,6 +164,18 @@ TEST(PipelineTest, FindsAndMinimizesTheBugOfARegisteredTarget) {
   EXPECT_THAT(repro, HasSubstr("linfault::testing::ReproPasses(\n      \"pipeline_test_racy\""));
   EXPECT_THAT(repro, Not(HasSubstr("targets::find")));
   std::filesystem::remove_all(dir);
+}
+
+TEST(PipelineTest, TheReportSaysACrashIsACrash) {
+  linfault::CheckOptions options = quick_options(scratch_dir("throwing"));
+  options.output_dir.clear();
+  const linfault::CheckResult result = linfault::check("pipeline_test_throwing", options);
+  ASSERT_TRUE(result.violation) << result.report;
+  EXPECT_THAT(result.report,
+              HasSubstr("pipeline_test_throwing (model counter) crashes (an operation throws): "
+                        "history seed "))
+      << result.report;
+  EXPECT_THAT(result.report, Not(HasSubstr("not linearizable")));
 }
 
 TEST(PipelineTest, TheSameSeedExploresTheSameHistories) {
@@ -227,6 +275,15 @@ TEST(PipelineTest, GoogleTestAssertionsCarryTheTestCase) {
       linfault::testing::Linearizable("pipeline_test_atomic", options);
   EXPECT_TRUE(correct) << correct.message();
   EXPECT_THAT(correct.message(), HasSubstr("no violation in 400 histories"));
+
+  // Nothing interleaved is no pass: the object's atomics are std's, not linfault's.
+  const ::testing::AssertionResult uninstrumented =
+      linfault::testing::Linearizable("pipeline_test_uninstrumented", options);
+  EXPECT_FALSE(uninstrumented);
+  EXPECT_THAT(uninstrumented.message(), HasSubstr("no violation in 400 histories"));
+  EXPECT_THAT(uninstrumented.message(),
+              HasSubstr("warning: no history of pipeline_test_uninstrumented reached a shared "
+                        "access that linfault controls"));
 
   const ::testing::AssertionResult unknown = linfault::testing::Linearizable("no_such_target");
   EXPECT_FALSE(unknown);

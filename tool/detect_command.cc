@@ -169,7 +169,7 @@ void run_detect(const DetectArguments& args) {
   writer.write(report, /*complete=*/true);
   if (options.scheduler != detect::SchedulerKind::kNative) {
     const std::string warning =
-        no_interleaving_warning(target, report.done, report.without_shared_access);
+        detect::no_interleaving_warning(target, report.done, report.without_shared_access);
     if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
   }
 

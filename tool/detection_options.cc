@@ -126,15 +126,6 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->option_text("FILE");
 }
 
-std::string no_interleaving_warning(const targets::Target& target, std::uint64_t histories,
-                                    std::uint64_t without_shared_access) {
-  if (histories == 0 || without_shared_access < histories) return "";
-  return "no history of " + target.name +
-         " reached a shared access that linfault controls, so nothing was interleaved and no bug "
-         "could show: are its atomics and mutexes linfault's (linfault::Atomic, linfault::Mutex) "
-         "or rewritten by linfault_add_target(... INSTRUMENT)? (docs/adding-a-target.md)";
-}
-
 detect::DriverOptions driver_options(const DetectionArguments& args,
                                      const targets::Target& target) {
   detect::DriverOptions options;

@@ -56,13 +56,6 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
 // naming the file when `target` cannot run it: targets::workload_problem).
 detect::DriverOptions driver_options(const DetectionArguments& args, const targets::Target& target);
 
-// A warning when every one of `histories` (> 0) controlled histories ran its calls without a
-// scheduling point at a shared access (`without_shared_access` of them): nothing was interleaved,
-// so no bug could show, which is what an object whose shared state is plain std::atomic or
-// std::mutex, not instrumented, gives. Empty otherwise.
-std::string no_interleaving_warning(const targets::Target& target, std::uint64_t histories,
-                                    std::uint64_t without_shared_access);
-
 // What a detection campaign is, for the summaries of sharded runs (tool/campaign.h): everything
 // that decides which histories run and what they find (target, shape or workload, histories,
 // seed, scheduling, limits, and `scheduler`, what run_detection says ran), not --jobs.

@@ -128,7 +128,7 @@ void run_pipeline(RunArguments args) {
   if (!d.failing) {
     if (options.scheduler != detect::SchedulerKind::kNative) {
       const std::string warning =
-          no_interleaving_warning(target, d.histories, d.without_shared_access);
+          detect::no_interleaving_warning(target, d.histories, d.without_shared_access);
       if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
     }
     if (!args.out.empty()) {

@@ -21,7 +21,9 @@
 // access by access with source lines, the seed, and the paths of the written testcase.json and
 // GoogleTest repro. On a correct object it succeeds and its message says what was explored
 // (GoogleTest prints a success message only for EXPECT_FALSE); the histories run and the seed
-// are also recorded as the test properties linfault_histories and linfault_seed.
+// are also recorded as the test properties linfault_histories and linfault_seed. It fails too
+// when no history reached a shared access linfault controls (the object's atomics and mutexes
+// are std's, not instrumented): nothing was interleaved, and a pass would mean nothing.
 //
 // Determinism and parallel runs: the campaign is a function of the seed (options.seed; the
 // environment variable LINFAULT_SEED overrides it). Files go to
