@@ -408,7 +408,8 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
            << " replay " << result.testcase_path << "`)"
            << "\nrepro:     " << result.repro_path
            << " (a GoogleTest that fails while the bug is there; build it with\n"
-           << "           linfault_add_test(NAME SOURCES " << result.repro_path
+           << "           linfault_add_test(NAME SOURCES "
+           << std::filesystem::absolute(result.repro_path).lexically_normal().string()
            << " TARGETS <your linfault_add_target library>))";
   }
   result.report = report.str();

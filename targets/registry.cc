@@ -546,7 +546,14 @@ class UserRegistry {
     while (!pending_.empty()) {
       Pending next = std::move(pending_.front());
       pending_.pop_front();
-      Target target = next.make();
+      Target target;
+      try {
+        target = next.make();
+      } catch (const std::exception& e) {
+        // The user's maker (a method bound twice, a generator's bad range): said with its place.
+        throw std::invalid_argument(next.origin +
+                                    ": LINFAULT_REGISTER_TARGET: the maker threw: " + e.what());
+      }
       try {
         validate(target, next.origin);
       } catch (const std::invalid_argument& e) {

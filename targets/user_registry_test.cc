@@ -216,6 +216,26 @@ TEST(UserRegistryTest, OperationsTheBindingOrTheModelCannotTakeAreRefusedAtRegis
               HasSubstr("operation 'read': its argument generator threw: no keys configured"));
   EXPECT_EQ(Counted::constructed, 0);
 
+  // A maker that throws (here the Binding) is named by its place too.
+  linfault::targets::register_target(
+      [] {
+        linfault::Target t = counted_target("y7");
+        t.factory = linfault::Binding<Counted>()
+                        .method("write", &Counted::put)
+                        .method("write", &Counted::take)
+                        .factory();
+        return t;
+      },
+      "file.cc:40");
+  try {
+    linfault::targets::registered();
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "file.cc:40: LINFAULT_REGISTER_TARGET: the maker threw: method 'write' bound "
+                 "twice");
+  }
+
   // Runs still construct the object.
   auto object = linfault::targets::find("y0").factory();
   EXPECT_EQ(Counted::constructed, 1);

@@ -83,6 +83,17 @@ TEST_F(ReplayCliTest, GtestOptionWritesTheReproFile) {
   EXPECT_TRUE(contains(r.out, "GoogleTest file written to " + out)) << r.out;
   const std::string text = read_file(out);
   EXPECT_TRUE(contains(text, "TEST(LinfaultRepro, TreiberStackBuggy)")) << text;
+
+  // Given relative to where the tool runs, the build hint names the file absolutely: a
+  // CMakeLists.txt would resolve a relative path against its own directory.
+  const std::string relative =
+      std::filesystem::relative(dir_ / "relative_repro_test.cc", std::filesystem::current_path())
+          .string();
+  const RunResult r2 =
+      run("replay -q '" + save(treiber_test_case()) + "' --gtest '" + relative + "'");
+  EXPECT_EQ(r2.exit_code, 1) << r2.err;
+  EXPECT_TRUE(contains(r2.out, "GoogleTest file written to " + relative)) << r2.out;
+  EXPECT_TRUE(contains(r2.out, " SOURCES " + (dir_ / "relative_repro_test.cc").string())) << r2.out;
 }
 
 TEST_F(ReplayCliTest, ANonFailingScheduleSaysSoLoudlyAndExitsZero) {

@@ -25,6 +25,7 @@
 #include "minimize/test_case.h"
 #include "targets/registry.h"
 #include "tool/commands.h"
+#include "tool/test_case_output.h"
 
 namespace linfault::tool {
 namespace {
@@ -120,8 +121,7 @@ void write_gtest(const ReplayArguments& args, const minimize::TestCase& test_cas
   } catch (const std::runtime_error& e) {
     throw UsageError("--gtest " + std::string(e.what()));
   }
-  out << "GoogleTest file written to " << args.gtest
-      << " (link it with linfault_targets, linfault_dpct, linfault_detect, GTest::gtest_main)\n";
+  out << gtest_written(args.gtest, test_case.target.value_or(""));
 }
 
 ReplayOutcome replay_test_case(const ReplayArguments& args, const nlohmann::json& doc,

@@ -1,5 +1,6 @@
 #include "tool/test_case_output.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -48,6 +49,24 @@ minimize::TargetMinimizerOptions minimizer_options(const TestCaseArguments& args
   return options;
 }
 
+namespace {
+// linfault_add_test resolves a relative path against the CMakeLists' directory, not the one the
+// tool ran in: the hint gives the written file's absolute path.
+std::string absolute_path(const std::string& path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+}  // namespace
+
+std::string gtest_written(const std::string& path, const std::string& target) {
+  return "GoogleTest file written to " + path + "; build it with\n" +
+         "  find_package(linfault CONFIG REQUIRED)\n" + "  linfault_add_test(" + target +
+         "_repro SOURCES " + absolute_path(path) +
+         (targets::is_registered(target)
+              ? " TARGETS <the linfault_add_target library that registers " + target + ">"
+              : std::string()) +
+         ")\n";
+}
+
 std::string save_test_case_files(const minimize::TargetMinimization& m,
                                  const TestCaseArguments& args) {
   std::string written;
@@ -68,15 +87,7 @@ std::string save_test_case_files(const minimize::TargetMinimization& m,
     } catch (const std::runtime_error& e) {
       throw UsageError(std::string("--gtest ") + e.what());
     }
-    const std::string test = *m.test_case.target + "_repro";
-    written += "GoogleTest file written to " + args.gtest + "; build it with\n" +
-               "  find_package(linfault CONFIG REQUIRED)\n" + "  linfault_add_test(" + test +
-               " SOURCES " + args.gtest +
-               (targets::is_registered(*m.test_case.target)
-                    ? " TARGETS <the linfault_add_target library that registers " +
-                          *m.test_case.target + ">"
-                    : std::string()) +
-               ")\n";
+    written += gtest_written(args.gtest, *m.test_case.target);
   }
   return written;
 }

@@ -42,6 +42,11 @@ struct TestCaseArguments {
 void add_test_case_options(CLI::App& app, TestCaseArguments& args, bool timeout_option);
 minimize::TargetMinimizerOptions minimizer_options(const TestCaseArguments& args);
 
+// "GoogleTest file written to PATH; build it with" and the CMake lines that build the repro of
+// `target` written at `path` (absolute in the lines: a CMakeLists.txt resolves a relative path
+// against its own directory).
+std::string gtest_written(const std::string& path, const std::string& target);
+
 // Writes --save and --gtest files; returns the lines saying what was written.
 std::string save_test_case_files(const minimize::TargetMinimization& m,
                                  const TestCaseArguments& args);
