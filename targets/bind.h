@@ -224,7 +224,8 @@ class Binding {
     std::string unknown_method(const std::string& method) const {
       std::string known;
       for (const Entry& entry : *table_) known += (known.empty() ? "" : ", ") + entry.name;
-      return "object has no method '" + method + "' (methods: " + known + ")";
+      return "object has no method '" + method + "' (" +
+             (known.empty() ? std::string("no method is bound") : "methods: " + known) + ")";
     }
 
     std::unique_ptr<T> object_;

@@ -185,6 +185,11 @@ TEST(UserRegistryTest, OperationsTheBindingOrTheModelCannotTakeAreRefusedAtRegis
             "file.cc:12: LINFAULT_REGISTER_TARGET: target 'y1', operation 'clear': the bound "
             "object cannot take clear(): object has no method 'clear' (methods: write, read)");
 
+  linfault::Target nothing_bound = counted_target("y8");
+  nothing_bound.factory = linfault::Binding<Counted>().factory();
+  EXPECT_THAT(registration_error(nothing_bound),
+              HasSubstr("object has no method 'write' (no method is bound)"));
+
   linfault::Target extra_argument = counted_target("y2");
   extra_argument.operations[1].arguments = linfault::key_in(0, 3);
   EXPECT_THAT(registration_error(extra_argument),
