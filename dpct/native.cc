@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "dpct/watchdog.h"
+
 namespace linfault::dpct {
 
 namespace {
@@ -42,11 +44,22 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
   Run run;
   run.schedule.scheduler = "native";
   history::HistoryBuilder builder(options.origin);
+  // The stall watchdog (dpct/watchdog.h): a deadlock here would otherwise hang the process.
+  RunProgress progress;
+  progress.native = true;
+  watch(&progress);
+  struct Unwatch {
+    RunProgress* progress;
+    ~Unwatch() { unwatch(progress); }
+  } unwatch_at_return{&progress};
+  progress.running.store(true, std::memory_order_relaxed);
+  std::atomic<std::uint64_t> clock{0};  // the events' stamps (header), also the beats
   std::unique_ptr<ObjectUnderTest> object = factory();
   if (!object) throw std::invalid_argument("the object factory returned no object");
 
   auto sequential = [&](const std::vector<history::Call>& calls, const char* phase) {
     for (std::size_t i = 0; i < calls.size(); ++i) {
+      progress.native_beat(clock.fetch_add(1));
       if (options.record_history) builder.invoke(0, calls[i]);
       try {
         history::Value result = object->invoke(calls[i]);
@@ -65,7 +78,6 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
     const std::size_t n = workload.threads.size();
     std::vector<ThreadLog> logs(n);
     std::vector<NoiseCounts> noise_counts(n);
-    std::atomic<std::uint64_t> clock{0};
     std::atomic<std::size_t> arrived{0};
     auto body = [&](ThreadId t) {
       const std::vector<history::Call>& calls = workload.threads[t];
@@ -79,10 +91,14 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
         // Installed after the start, so that the start's own accesses draw no noise.
         ScopedContext observed(noise ? &*noise : nullptr);
         for (std::size_t i = 0; i < calls.size(); ++i) {
-          log.events.push_back({clock.fetch_add(1), t, i, false, {}});
+          const std::uint64_t invoked = clock.fetch_add(1);
+          progress.native_beat(invoked);
+          log.events.push_back({invoked, t, i, false, {}});
           try {
             history::Value result = object->invoke(calls[i]);
-            log.events.push_back({clock.fetch_add(1), t, i, true, std::move(result)});
+            const std::uint64_t returned = clock.fetch_add(1);
+            progress.native_beat(returned);
+            log.events.push_back({returned, t, i, true, std::move(result)});
           } catch (...) {
             log.crash = "thread " + std::to_string(t) + ", call " + std::to_string(i) + " " +
                         calls[i].to_string() + ": " + describe_exception(std::current_exception());

@@ -3,8 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "dpct/test_objects.h"
+#include "dpct/watchdog.h"
 
 namespace linfault::dpct {
 namespace {
@@ -77,6 +85,41 @@ TEST(NativeTest, ThrowingOperationIsACrash) {
   EXPECT_EQ(run.outcome, RunOutcome::kCrash);
   EXPECT_EQ(run.message, "thread 0, call 1 peek(): TreiberStack has no method 'peek'");
   EXPECT_EQ(run.history.size(), 3u);  // the crashed call is pending, Pr skipped
+}
+
+// "hold" waits, without returning, until the test's stall handler releases it: a native deadlock
+// as far as the watchdog can tell.
+class Holding final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& call) override {
+    if (call.method == "hold") {
+      while (!released.load()) std::this_thread::yield();
+    }
+    return {};
+  }
+  static inline std::atomic<bool> released{false};
+};
+
+TEST(NativeTest, TheWatchdogReportsARunThatMakesNoProgress) {
+  std::mutex mutex;
+  std::vector<std::string> reports;
+  set_stall_limit(std::chrono::milliseconds(300));
+  set_stall_handler([&](const std::string& message) {
+    std::lock_guard lock(mutex);
+    reports.push_back(message);
+    Holding::released.store(true);
+  });
+  Workload w;
+  w.threads = {{Call{"hold", {}}}, {Call{"other", {}}}};
+  const dpct::Run run = run_native([] { return std::make_unique<Holding>(); }, w);
+  set_stall_handler({});
+  set_stall_limit(
+      std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
+  EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].rfind("a native run has made no progress for 0.3 s", 0), 0u) << reports[0];
+  EXPECT_NE(reports[0].find("may_livelock"), std::string::npos) << reports[0];
 }
 
 }  // namespace

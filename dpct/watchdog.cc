@@ -29,7 +29,18 @@ std::chrono::milliseconds limit_from_environment() {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+std::string describe_native_stall(std::chrono::milliseconds limit) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
+  return "a native run has made no progress for " + std::string(seconds) +
+         " s: no operation returned or started. A deadlock or a livelock, which real threads "
+         "cannot be stopped from: a controlled scheduler reports these as failures (mark the "
+         "target may_livelock to keep native runs away from it); stopped. LINFAULT_STALL_SECONDS "
+         "sets the limit (0: no limit)";
+}
+
 std::string describe_stall(const RunProgress& progress, std::chrono::milliseconds limit) {
+  if (progress.native) return describe_native_stall(limit);
   const std::int32_t thread = progress.thread.load(std::memory_order_relaxed);
   const history::Call* call = progress.call.load(std::memory_order_acquire);
   const char* file = progress.last_file.load(std::memory_order_relaxed);

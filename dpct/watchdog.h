@@ -13,8 +13,9 @@
 // spinning fiber cannot be unwound.
 //
 // The limit is LINFAULT_STALL_SECONDS from the environment (read once, when the watchdog starts;
-// 0 turns it off), else kDefaultStallSeconds. Native runs (dpct/native.h) are not watched: their
-// threads run in parallel, so a spin ends when the awaited thread acts.
+// 0 turns it off), else kDefaultStallSeconds. Native runs (dpct/native.h) are watched too, by
+// their invocations and responses: their threads cannot be stopped either, so a deadlock or a
+// livelock there (an object not marked may_livelock) would hang the process as well.
 //
 // Thread-safety: RunProgress is written by its executor's thread and read by the watchdog's (all
 // atomics). watch, unwatch, set_stall_handler and set_stall_limit are thread-safe.
@@ -56,7 +57,11 @@ struct RunProgress {
   static constexpr std::int32_t kSequential = -1;   // a Ps or Pr call
   static constexpr std::int32_t kConstructor = -2;  // the object's constructor
 
+  // Native runs (dpct/native.h) beat at every invocation and response, from several threads.
+  void native_beat(std::uint64_t stamp) { beats.store(stamp + 1, std::memory_order_relaxed); }
+
   std::atomic<bool> running{false};
+  bool native = false;  // set before watch(): real threads, no single call to name
   std::atomic<std::uint64_t> beats{0};
   std::atomic<std::int32_t> thread{kSequential};
   std::atomic<const history::Call*> call{nullptr};
