@@ -108,16 +108,23 @@ class Watchdog {
   };
 
   void loop() {
+    constexpr std::chrono::milliseconds kPeriod(250);
+    Clock::time_point woken = Clock::now();
     for (;;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      std::this_thread::sleep_for(kPeriod);
       std::vector<std::string> stalls;
       StallHandler handler;
       {
         std::lock_guard lock(mutex_);
         const Clock::time_point now = Clock::now();
+        // A sleep far longer than asked: the whole process was stopped (a debugger's breakpoint,
+        // SIGSTOP, a suspended machine). Its runs did not stall; their clocks start again.
+        const bool process_was_stopped = now - woken > 8 * kPeriod;
+        woken = now;
         for (auto& [progress, seen] : watched_) {
           const std::uint64_t beats = progress->beats.load(std::memory_order_relaxed);
-          if (!progress->running.load(std::memory_order_relaxed) || beats != seen.beats) {
+          if (!progress->running.load(std::memory_order_relaxed) || beats != seen.beats ||
+              process_was_stopped) {
             seen = Seen{beats, now, false};
             continue;
           }

@@ -13,7 +13,9 @@
 // spinning fiber cannot be unwound.
 //
 // The limit is LINFAULT_STALL_SECONDS from the environment (read once, when the watchdog starts;
-// 0 turns it off), else kDefaultStallSeconds. Native runs (dpct/native.h) are watched too, by
+// 0 turns it off), else kDefaultStallSeconds. Time the whole process spends stopped (at a
+// debugger's breakpoint, by SIGSTOP) does not count: the watchdog's own sleep then overruns, and
+// it starts every run's clock again. Native runs (dpct/native.h) are watched too, by
 // their invocations and responses: their threads cannot be stopped either, so a deadlock or a
 // livelock there (an object not marked may_livelock) would hang the process as well.
 //
