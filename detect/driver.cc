@@ -534,6 +534,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   if (kind == SchedulerKind::kNative) {
     dpct::NativeOptions native;
     native.origin = origin();
+    native.history_seed = seed;
     if (options.native_noise) native.noise = dpct::draw_noise_plan(seed);
     run = dpct::run_native(target.factory, workload, native);
   } else {
@@ -541,6 +542,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     dpct::ExecutionOptions execution;
     execution.max_steps = options.max_steps;
     execution.describe_schedule = false;  // described below for the runs that are kept
+    execution.history_seed = seed;
     run = executor.execute(target.factory, workload, *scheduler, execution);
   }
   Verdict verdict;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -15,6 +17,7 @@
 #include "dpct/executor.h"
 #include "dpct/random_scheduler.h"
 #include "dpct/shared.h"
+#include "dpct/watchdog.h"
 #include "targets/bind.h"
 
 namespace linfault::detect {
@@ -411,6 +414,54 @@ TEST(DriverTest, CountsHistoriesThatReachedNoSharedAccess) {
   const DetectionReport instrumented =
       run_detection(targets::find("treiber_stack"), pct_options(20, 3));
   EXPECT_EQ(instrumented.without_shared_access, 0u);
+}
+
+// inc() announces itself, then waits on a plain std::atomic for a release only the test's stall
+// handler gives: under a controlled scheduler the first inc() to start spins for good.
+class UninstrumentedWaiter {
+ public:
+  void inc() {
+    announced_.store(true);
+    while (!released.load()) {
+    }
+  }
+  static inline std::atomic<bool> released{false};
+
+ private:
+  dpct::Atomic<bool> announced_{false};
+};
+
+TEST(DriverTest, AStalledHistoryIsNamedByItsSeed) {
+  targets::Target target;
+  target.name = "uninstrumented_waiter";
+  target.model = "counter";
+  target.operations = {{"inc", targets::no_arguments(), "inc()"}};
+  target.factory =
+      targets::Binding<UninstrumentedWaiter>().method("inc", &UninstrumentedWaiter::inc).factory();
+  std::mutex mutex;
+  std::vector<std::string> reports;
+  dpct::set_stall_limit(std::chrono::milliseconds(300));
+  dpct::set_stall_handler([&](const std::string& message) {
+    std::lock_guard lock(mutex);
+    reports.push_back(message);
+    UninstrumentedWaiter::released.store(true);
+  });
+  DriverOptions options = pct_options(1, 1);
+  options.scheduler = SchedulerKind::kRandom;  // no pilot runs before the history
+  options.seed = 41;
+  const DetectionReport report = run_detection(target, options);
+  dpct::set_stall_handler({});
+  dpct::set_stall_limit(
+      std::chrono::milliseconds(static_cast<std::int64_t>(dpct::kDefaultStallSeconds * 1000)));
+  EXPECT_EQ(report.done, 1u);
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].rfind("a controlled run (history seed 41) reached no scheduling point", 0),
+            0u)
+      << reports[0];
+  EXPECT_NE(reports[0].find("'s call inc() runs on since its access at "), std::string::npos)
+      << reports[0];
+  EXPECT_NE(reports[0].find("driver_test.cc:"), std::string::npos) << reports[0];
 }
 
 TEST(DriverTest, RejectsOptionsThatCannotWork) {

@@ -831,7 +831,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   // as such, not an internal error of the executor.
   // Watched from the constructor to the end of Pr (also when it throws).
   progress_.beat(RunProgress::kConstructor, nullptr, nullptr, 0);
-  progress_.running.store(true, std::memory_order_relaxed);
+  progress_.start(options.history_seed);
   struct NotRunning {
     RunProgress& progress;
     ~NotRunning() { progress.running.store(false, std::memory_order_relaxed); }

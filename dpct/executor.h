@@ -64,6 +64,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,9 @@ struct ExecutionOptions {
   // is stopped as a livelock.
   std::uint64_t max_steps = 1'000'000;
   std::string origin = "dpct";  // History::origin()
+  // The seed of the history this run is (detect's), which the stall watchdog names
+  // (dpct/watchdog.h) if the run stalls; none for runs that are not a campaign's history.
+  std::optional<std::uint64_t> history_seed;
   // Have the scheduler write its name and parameters into Run::schedule (Scheduler::end). A
   // caller that keeps few of its runs turns it off and calls scheduler.end(run.schedule) itself
   // for those it keeps, before the scheduler's next begin(): formatting the parameters of every

@@ -302,15 +302,17 @@ TEST(ExecutorTest, TheWatchdogReportsARunThatReachesNoSchedulingPoint) {
   w.threads = {{call("set")}, {call("wait", {7})}};
   // Thread 1 first: it spins before thread 0 can set the flag.
   ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
-  const dpct::Run run = execute(factory_of<UninstrumentedSpin>(), w, scripted);
+  ExecutionOptions options;
+  options.history_seed = 17;
+  const dpct::Run run = execute(factory_of<UninstrumentedSpin>(), w, scripted, options);
   set_stall_handler({});
   set_stall_limit(
       std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
   EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
   std::lock_guard lock(mutex);
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_NE(reports[0].find("reached no scheduling point for 0.3 s: thread 1's call wait(7) runs "
-                            "on since its access at "),
+  EXPECT_NE(reports[0].find("a controlled run (history seed 17) reached no scheduling point for "
+                            "0.3 s: thread 1's call wait(7) runs on since its access at "),
             std::string::npos)
       << reports[0];
   EXPECT_NE(reports[0].find("executor_test.cc:"), std::string::npos) << reports[0];

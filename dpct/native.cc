@@ -52,7 +52,7 @@ Run run_native(const ObjectFactory& factory, const Workload& workload,
     RunProgress* progress;
     ~Unwatch() { unwatch(progress); }
   } unwatch_at_return{&progress};
-  progress.running.store(true, std::memory_order_relaxed);
+  progress.start(options.history_seed);
   std::atomic<std::uint64_t> clock{0};  // the events' stamps (header), also the beats
   std::unique_ptr<ObjectUnderTest> object = factory();
   if (!object) throw std::invalid_argument("the object factory returned no object");

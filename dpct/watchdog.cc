@@ -29,10 +29,17 @@ std::chrono::milliseconds limit_from_environment() {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
-std::string describe_native_stall(std::chrono::milliseconds limit) {
+// " (history seed 17)", or "" for a run that is no campaign's history.
+std::string seed_note(const RunProgress& progress) {
+  if (!progress.has_seed.load(std::memory_order_relaxed)) return "";
+  return " (history seed " + std::to_string(progress.seed.load(std::memory_order_relaxed)) + ")";
+}
+
+std::string describe_native_stall(const RunProgress& progress, std::chrono::milliseconds limit) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
-  return "a native run has made no progress for " + std::string(seconds) +
+  return "a native run" + seed_note(progress) + " has made no progress for " +
+         std::string(seconds) +
          " s: no operation returned or started. A deadlock or a livelock, which real threads "
          "cannot be stopped from: a controlled scheduler reports these as failures (mark the "
          "target may_livelock to keep native runs away from it); stopped. LINFAULT_STALL_SECONDS "
@@ -40,7 +47,7 @@ std::string describe_native_stall(std::chrono::milliseconds limit) {
 }
 
 std::string describe_stall(const RunProgress& progress, std::chrono::milliseconds limit) {
-  if (progress.native) return describe_native_stall(limit);
+  if (progress.native) return describe_native_stall(progress, limit);
   const std::int32_t thread = progress.thread.load(std::memory_order_relaxed);
   const history::Call* call = progress.call.load(std::memory_order_acquire);
   const char* file = progress.last_file.load(std::memory_order_relaxed);
@@ -59,8 +66,8 @@ std::string describe_stall(const RunProgress& progress, std::chrono::millisecond
   std::string where = file != nullptr && thread != RunProgress::kConstructor
                           ? " since its access at " + std::string(file) + ":" + std::to_string(line)
                           : "";
-  return "a controlled run reached no scheduling point for " + std::string(seconds) + " s: " + who +
-         " runs on" + where +
+  return "a controlled run" + seed_note(progress) + " reached no scheduling point for " +
+         std::string(seconds) + " s: " + who + " runs on" + where +
          " without another. It may spin on shared state linfault does not control (a plain "
          "std::atomic or variable: instrument it, docs/adding-a-target.md), which a controlled run "
          "cannot preempt; stopped. LINFAULT_STALL_SECONDS sets the limit (0: no limit)";

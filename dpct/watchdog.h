@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "history/history.h"
@@ -59,10 +60,19 @@ struct RunProgress {
   static constexpr std::int32_t kSequential = -1;   // a Ps or Pr call
   static constexpr std::int32_t kConstructor = -2;  // the object's constructor
 
+  // At the start of a run: the history seed the message names, if any.
+  void start(std::optional<std::uint64_t> history_seed) {
+    seed.store(history_seed.value_or(0), std::memory_order_relaxed);
+    has_seed.store(history_seed.has_value(), std::memory_order_relaxed);
+    running.store(true, std::memory_order_relaxed);
+  }
+
   // Native runs (dpct/native.h) beat at every invocation and response, from several threads.
   void native_beat(std::uint64_t stamp) { beats.store(stamp + 1, std::memory_order_relaxed); }
 
   std::atomic<bool> running{false};
+  std::atomic<bool> has_seed{false};
+  std::atomic<std::uint64_t> seed{0};
   bool native = false;  // set before watch(): real threads, no single call to name
   std::atomic<std::uint64_t> beats{0};
   std::atomic<std::int32_t> thread{kSequential};
