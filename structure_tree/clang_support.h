@@ -77,30 +77,52 @@ inline bool is_header(const std::string& path) {
   return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".inc";
 }
 
-// Records the first error of a parse, as "file:line:column: error: message".
+// Records the first error of a parse, as "file:line:column: error: message". An error inside a
+// header (a static_assert of linfault's binding on an unsupported parameter type) is followed by
+// notes leading back to the code that caused it; the first of them in the parsed file itself is
+// appended, "(required from file:line:column)", so that the message names the user's line.
 class FirstErrorConsumer : public clang::DiagnosticConsumer {
  public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level == clang::DiagnosticsEngine::Note) {
+      if (awaiting_origin_ && info.hasSourceManager() && info.getLocation().isValid()) {
+        const clang::SourceManager& sources = info.getSourceManager();
+        const clang::SourceLocation at = sources.getExpansionLoc(info.getLocation());
+        if (sources.isInMainFile(at)) {
+          first_ += " (required from " + location(sources, at) + ")";
+          awaiting_origin_ = false;
+        }
+      }
+      return;
+    }
+    awaiting_origin_ = false;  // the notes of the first error are over
     if (level < clang::DiagnosticsEngine::Error || !first_.empty()) return;
     llvm::SmallString<256> message;
     info.FormatDiagnostic(message);
     std::string where;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::PresumedLoc loc = info.getSourceManager().getPresumedLoc(
-          info.getSourceManager().getExpansionLoc(info.getLocation()));
-      if (loc.isValid()) {
-        where = std::string(loc.getFilename()) + ':' + std::to_string(loc.getLine()) + ':' +
-                std::to_string(loc.getColumn()) + ": ";
-      }
+      const clang::SourceManager& sources = info.getSourceManager();
+      const clang::SourceLocation at = sources.getExpansionLoc(info.getLocation());
+      where = location(sources, at);
+      if (!where.empty()) where += ": ";
+      awaiting_origin_ = !sources.isInMainFile(at);
     }
     first_ = where + "error: " + std::string(message.str());
   }
   const std::string& first() const { return first_; }
 
  private:
+  static std::string location(const clang::SourceManager& sources, clang::SourceLocation at) {
+    const clang::PresumedLoc loc = sources.getPresumedLoc(at);
+    if (!loc.isValid()) return "";
+    return std::string(loc.getFilename()) + ':' + std::to_string(loc.getLine()) + ':' +
+           std::to_string(loc.getColumn());
+  }
+
   std::string first_;
+  bool awaiting_origin_ = false;
 };
 
 inline void check_unit(const std::unique_ptr<clang::ASTUnit>& unit,

@@ -694,6 +694,23 @@ TEST(ExtractorTest, SourceThatDoesNotCompileIsAOneLineErrorWithItsPosition) {
   }
 }
 
+TEST(ExtractorTest, AnErrorInsideAHeaderNamesTheLineOfTheParsedFileThatCausedIt) {
+  // The binding's static_assert fires in targets/bind.h; the user's line is the binding call.
+  try {
+    extract(
+        "#include \"targets/bind.h\"\nclass Y {\n public:\n  void f(double) {}\n};\n"
+        "inline auto factory = linfault::targets::Binding<Y>().method(\"f\", &Y::f).factory();\n");
+    FAIL() << "expected an ExtractError";
+  } catch (const ExtractError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("targets/bind.h:"), std::string::npos) << message;
+    EXPECT_NE(message.find("unsupported parameter type"), std::string::npos) << message;
+    EXPECT_NE(message.find(" (required from " + std::string(kFile) + ":6:"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  }
+}
+
 TEST(ExtractorTest, FilesNeedACompilationDatabaseOrExplicitFlags) {
   const std::string probe = LINFAULT_SOURCE_DIR "/structure_tree/testdata/probe_object.h";
   EXPECT_THROW(extract_from_files({probe}, "", std::nullopt, {}), ExtractError);
