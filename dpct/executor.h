@@ -99,7 +99,7 @@ struct ExecutionOptions {
   std::string origin = "dpct";  // History::origin()
   // The seed of the history this run is (detect's), which the stall watchdog names
   // (dpct/watchdog.h) if the run stalls; none for runs that are not a campaign's history.
-  std::optional<std::uint64_t> history_seed;
+  std::optional<std::uint64_t> history_seed = std::nullopt;
   // Have the scheduler write its name and parameters into Run::schedule (Scheduler::end). A
   // caller that keeps few of its runs turns it off and calls scheduler.end(run.schedule) itself
   // for those it keeps, before the scheduler's next begin(): formatting the parameters of every

@@ -44,7 +44,7 @@ namespace linfault::dpct {
 struct NativeOptions {
   bool record_history = true;
   std::string origin = "native";
-  std::optional<std::uint64_t> history_seed;  // as ExecutionOptions::history_seed
+  std::optional<std::uint64_t> history_seed = std::nullopt;  // as ExecutionOptions::history_seed
   // Noise for the Pc threads (draw_noise_plan(seed) gives a per-run plan); none when empty.
   std::optional<NoisePlan> noise;
   // When set, receives what the injectors did in this run, summed over the Pc threads.
