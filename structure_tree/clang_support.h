@@ -80,7 +80,9 @@ inline bool is_header(const std::string& path) {
 // Records the first error of a parse, as "file:line:column: error: message". An error inside a
 // header (a static_assert of linfault's binding on an unsupported parameter type) is followed by
 // notes leading back to the code that caused it; the first of them in the parsed file itself is
-// appended, "(required from file:line:column)", so that the message names the user's line.
+// appended, "(required from file:line:column)", so that the message names the user's line. Code
+// written in a macro's argument (LINFAULT_REGISTER_TARGET's lambda) is located where it is
+// written, not at the macro's name.
 class FirstErrorConsumer : public clang::DiagnosticConsumer {
  public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
@@ -89,7 +91,7 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
     if (level == clang::DiagnosticsEngine::Note) {
       if (awaiting_origin_ && info.hasSourceManager() && info.getLocation().isValid()) {
         const clang::SourceManager& sources = info.getSourceManager();
-        const clang::SourceLocation at = sources.getExpansionLoc(info.getLocation());
+        const clang::SourceLocation at = sources.getFileLoc(info.getLocation());
         if (sources.isInMainFile(at)) {
           first_ += " (required from " + location(sources, at) + ")";
           awaiting_origin_ = false;
@@ -104,7 +106,7 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
     std::string where;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       const clang::SourceManager& sources = info.getSourceManager();
-      const clang::SourceLocation at = sources.getExpansionLoc(info.getLocation());
+      const clang::SourceLocation at = sources.getFileLoc(info.getLocation());
       where = location(sources, at);
       if (!where.empty()) where += ": ";
       awaiting_origin_ = !sources.isInMainFile(at);
