@@ -1,11 +1,13 @@
 #include "dpct/watchdog.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace linfault::dpct {
 namespace {
@@ -29,6 +31,13 @@ std::chrono::milliseconds limit_from_environment() {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+// The limit in seconds as the messages say it: "20", "0.3".
+std::string seconds_text(std::chrono::milliseconds limit) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
+  return seconds;
+}
+
 // " (history seed 17)", or "" for a run that is no campaign's history.
 std::string seed_note(const RunProgress& progress) {
   if (!progress.has_seed.load(std::memory_order_relaxed)) return "";
@@ -36,10 +45,7 @@ std::string seed_note(const RunProgress& progress) {
 }
 
 std::string describe_native_stall(const RunProgress& progress, std::chrono::milliseconds limit) {
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
-  return "a native run" + seed_note(progress) + " has made no progress for " +
-         std::string(seconds) +
+  return "a native run" + seed_note(progress) + " has made no progress for " + seconds_text(limit) +
          " s: no operation returned or started. A deadlock or a livelock, which real threads "
          "cannot be stopped from: a controlled scheduler reports these as failures (mark the "
          "target may_livelock to keep native runs away from it); stopped. LINFAULT_STALL_SECONDS "
@@ -52,8 +58,6 @@ std::string describe_stall(const RunProgress& progress, std::chrono::millisecond
   const history::Call* call = progress.call.load(std::memory_order_acquire);
   const char* file = progress.last_file.load(std::memory_order_relaxed);
   const std::uint32_t line = progress.last_line.load(std::memory_order_relaxed);
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(limit.count()) / 1000);
 
   std::string who;
   if (thread == RunProgress::kConstructor) {
@@ -67,7 +71,7 @@ std::string describe_stall(const RunProgress& progress, std::chrono::millisecond
                           ? " since its access at " + std::string(file) + ":" + std::to_string(line)
                           : "";
   return "a controlled run" + seed_note(progress) + " reached no scheduling point for " +
-         std::string(seconds) + " s: " + who + " runs on" + where +
+         seconds_text(limit) + " s: " + who + " runs on" + where +
          " without another. It may spin on shared state linfault does not control (a plain "
          "std::atomic or variable: instrument it, docs/adding-a-target.md), which a controlled run "
          "cannot preempt; stopped. LINFAULT_STALL_SECONDS sets the limit (0: no limit)";

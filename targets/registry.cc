@@ -496,6 +496,18 @@ namespace {
 // static initializer never depends on the initialization order of other translation units.
 constexpr std::string_view kSerialModel = "serial";
 
+// What `target`'s factory makes under a CallCheckScope, to ask call_problem() of: a Binding's
+// stand-in, which constructs nothing. nullptr when the factory throws: a constructor that throws
+// is reported by every run, as the object's problem.
+std::unique_ptr<dpct::ObjectUnderTest> call_checker(const Target& target) {
+  try {
+    const dpct::CallCheckScope checking_calls_only;
+    return target.factory();
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 class UserRegistry {
  public:
   static UserRegistry& instance() {
@@ -608,13 +620,7 @@ class UserRegistry {
   // a crash of the object (a bug that is not one), or as a history the model cannot read.
   template <class Fail>
   static void check_operations(const Target& target, const Fail& fail) {
-    std::unique_ptr<dpct::ObjectUnderTest> object;
-    try {
-      const dpct::CallCheckScope checking_calls_only;  // a Binding constructs nothing
-      object = target.factory();
-    } catch (const std::exception&) {
-      // A constructor that throws is reported by every run, as the object's problem.
-    }
+    const std::unique_ptr<dpct::ObjectUnderTest> object = call_checker(target);
     const bool serial = target.model.empty() || target.model == kSerialModel;
     constexpr std::uint64_t kDraws = 4;  // different seeds: arguments of different kinds show
     for (const OperationSpec& op : target.operations) {
@@ -720,13 +726,7 @@ const KnownScenario* matching_known_scenario(
 
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload) {
   if (workload.threads.empty()) return "the workload has no concurrent threads";
-  std::unique_ptr<dpct::ObjectUnderTest> stand_in;  // says what the bound object cannot take
-  try {
-    const dpct::CallCheckScope checking_calls_only;
-    stand_in = target.factory();
-  } catch (const std::exception&) {
-    // Reported by the run, as the object's problem.
-  }
+  const std::unique_ptr<dpct::ObjectUnderTest> stand_in = call_checker(target);
   auto call_problem = [&](const history::Call& call) -> std::optional<std::string> {
     const auto op =
         std::find_if(target.operations.begin(), target.operations.end(),
