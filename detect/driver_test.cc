@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -17,7 +15,7 @@
 #include "dpct/executor.h"
 #include "dpct/random_scheduler.h"
 #include "dpct/shared.h"
-#include "dpct/watchdog.h"
+#include "dpct/test_objects.h"
 #include "targets/bind.h"
 
 namespace linfault::detect {
@@ -438,23 +436,17 @@ TEST(DriverTest, AStalledHistoryIsNamedByItsSeed) {
   target.operations = {{"inc", targets::no_arguments(), "inc()"}};
   target.factory =
       targets::Binding<UninstrumentedWaiter>().method("inc", &UninstrumentedWaiter::inc).factory();
-  std::mutex mutex;
-  std::vector<std::string> reports;
-  dpct::set_stall_limit(std::chrono::milliseconds(300));
-  dpct::set_stall_handler([&](const std::string& message) {
-    std::lock_guard lock(mutex);
-    reports.push_back(message);
-    UninstrumentedWaiter::released.store(true);
-  });
   DriverOptions options = pct_options(1, 1);
   options.scheduler = SchedulerKind::kRandom;  // no pilot runs before the history
   options.seed = 41;
-  const DetectionReport report = run_detection(target, options);
-  dpct::set_stall_handler({});
-  dpct::set_stall_limit(
-      std::chrono::milliseconds(static_cast<std::int64_t>(dpct::kDefaultStallSeconds * 1000)));
+  DetectionReport report;
+  std::vector<std::string> reports;
+  {
+    const dpct::fixtures::StallCapture stalls(UninstrumentedWaiter::released);
+    report = run_detection(target, options);
+    reports = stalls.reports();
+  }
   EXPECT_EQ(report.done, 1u);
-  std::lock_guard lock(mutex);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].rfind("a controlled run (history seed 41) reached no scheduling point", 0),
             0u)

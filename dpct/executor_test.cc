@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <stdexcept>
 
 #include "dpct/exhaustive.h"
@@ -290,26 +289,20 @@ class UninstrumentedSpin final : public ObjectUnderTest {
 };
 
 TEST(ExecutorTest, TheWatchdogReportsARunThatReachesNoSchedulingPoint) {
-  std::mutex mutex;
   std::vector<std::string> reports;
-  set_stall_limit(std::chrono::milliseconds(300));
-  set_stall_handler([&](const std::string& message) {
-    std::lock_guard lock(mutex);
-    reports.push_back(message);
-    UninstrumentedSpin::released.store(true);
-  });
   Workload w;
   w.threads = {{call("set")}, {call("wait", {7})}};
   // Thread 1 first: it spins before thread 0 can set the flag.
   ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
   ExecutionOptions options;
   options.history_seed = 17;
-  const dpct::Run run = execute(factory_of<UninstrumentedSpin>(), w, scripted, options);
-  set_stall_handler({});
-  set_stall_limit(
-      std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
+  dpct::Run run;
+  {
+    const fixtures::StallCapture stalls(UninstrumentedSpin::released);
+    run = execute(factory_of<UninstrumentedSpin>(), w, scripted, options);
+    reports = stalls.reports();
+  }
   EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
-  std::lock_guard lock(mutex);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_NE(reports[0].find("a controlled run (history seed 17) reached no scheduling point for "
                             "0.3 s: thread 1's call wait(7) runs on since its access at "),

@@ -4,15 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "dpct/test_objects.h"
-#include "dpct/watchdog.h"
 
 namespace linfault::dpct {
 namespace {
@@ -101,22 +98,16 @@ class Holding final : public ObjectUnderTest {
 };
 
 TEST(NativeTest, TheWatchdogReportsARunThatMakesNoProgress) {
-  std::mutex mutex;
-  std::vector<std::string> reports;
-  set_stall_limit(std::chrono::milliseconds(300));
-  set_stall_handler([&](const std::string& message) {
-    std::lock_guard lock(mutex);
-    reports.push_back(message);
-    Holding::released.store(true);
-  });
   Workload w;
   w.threads = {{Call{"hold", {}}}, {Call{"other", {}}}};
-  const dpct::Run run = run_native([] { return std::make_unique<Holding>(); }, w);
-  set_stall_handler({});
-  set_stall_limit(
-      std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
+  dpct::Run run;
+  std::vector<std::string> reports;
+  {
+    const fixtures::StallCapture stalls(Holding::released);
+    run = run_native([] { return std::make_unique<Holding>(); }, w);
+    reports = stalls.reports();
+  }
   EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
-  std::lock_guard lock(mutex);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].rfind("a native run has made no progress for 0.3 s", 0), 0u) << reports[0];
   EXPECT_NE(reports[0].find("may_livelock"), std::string::npos) << reports[0];

@@ -12,14 +12,18 @@
 #define LINFAULT_DPCT_TEST_OBJECTS_H_
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dpct/shared.h"
+#include "dpct/watchdog.h"
 #include "dpct/workload.h"
 
 namespace linfault::dpct::fixtures {
@@ -228,6 +232,37 @@ inline std::string render(const history::History& h) {
   }
   return out;
 }
+
+// For the stall watchdog's tests (dpct/watchdog.h): while alive, a run that makes no progress for
+// 0.3 s is reported here instead of ending the process, and `release` is set so that the
+// stalled run (which spins until it is) can finish. The destructor restores the default.
+class StallCapture {
+ public:
+  explicit StallCapture(std::atomic<bool>& release) {
+    set_stall_limit(std::chrono::milliseconds(300));
+    set_stall_handler([this, &release](const std::string& message) {
+      std::lock_guard lock(mutex_);
+      reports_.push_back(message);
+      release.store(true);
+    });
+  }
+  ~StallCapture() {
+    set_stall_handler({});
+    set_stall_limit(
+        std::chrono::milliseconds(static_cast<std::int64_t>(kDefaultStallSeconds * 1000)));
+  }
+  StallCapture(const StallCapture&) = delete;
+  StallCapture& operator=(const StallCapture&) = delete;
+
+  std::vector<std::string> reports() const {
+    std::lock_guard lock(mutex_);
+    return reports_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> reports_;
+};
 
 }  // namespace linfault::dpct::fixtures
 
