@@ -136,11 +136,10 @@ void HistoryBuilder::fail(std::uint32_t line, const std::string& problem) const 
 }
 
 void HistoryBuilder::reuse(History&& spent) {
-  if (!history_.ops_.empty() || !history_.events_.empty()) {
+  if (recorded_ != 0 || !history_.events_.empty()) {
     throw std::logic_error("HistoryBuilder::reuse after the first event");
   }
   history_.ops_ = std::move(spent.ops_);
-  history_.ops_.clear();
   history_.events_ = std::move(spent.events_);
   history_.events_.clear();
 }
@@ -150,8 +149,8 @@ void HistoryBuilder::reserve(std::size_t operations, std::size_t events) {
   history_.events_.reserve(events);
 }
 
-OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
-                               std::optional<Value> key) {
+Operation& HistoryBuilder::open_operation(ProcessId process, const Call& call, std::uint32_t line,
+                                          std::optional<Value> key) {
   if (const OpIndex* open = open_.find(process)) {
     const Operation& o = history_.ops_[*open];
     fail(line,
@@ -160,18 +159,39 @@ OpIndex HistoryBuilder::invoke(ProcessId process, Call call, std::uint32_t line,
              (o.source.call_line ? " (line " + std::to_string(o.source.call_line) + ")" : "") +
              " has no response");
   }
-  const auto index = static_cast<OpIndex>(history_.ops_.size());
-  Operation op;
+  const auto index = static_cast<OpIndex>(recorded_);
+  if (recorded_ == history_.ops_.size()) {
+    history_.ops_.emplace_back();
+  }
+  ++recorded_;
+  // A slot of a spent history starts fresh but for its call, whose buffers the caller assigns
+  // into: every other field of Operation is set here (BuilderReusingSlotsBuildsWhatAFreshBuilder-
+  // Builds in history_test.cc compares them with a fresh builder's).
+  Operation& op = history_.ops_[index];
   op.process = process;
-  op.call = std::move(call);
+  if (!op.result.is_nil()) op.result = Value();
   op.outcome = Outcome::kPending;
   op.call_event = static_cast<EventIndex>(history_.events_.size());
+  op.return_event = kNoEvent;
   op.key = std::move(key);
-  op.source.call_line = line;
-  history_.ops_.push_back(std::move(op));
+  op.source = SourceLines{.call_line = line, .return_line = 0};
   history_.events_.push_back({Event::Kind::kCall, index});
   open_.insert(process, index);
-  return index;
+  return op;
+}
+
+OpIndex HistoryBuilder::invoke(ProcessId process, const Call& call, std::uint32_t line,
+                               std::optional<Value> key) {
+  Operation& op = open_operation(process, call, line, std::move(key));
+  op.call = call;  // a copy assignment: into the slot's buffers when they are large enough
+  return static_cast<OpIndex>(recorded_ - 1);
+}
+
+OpIndex HistoryBuilder::invoke(ProcessId process, Call&& call, std::uint32_t line,
+                               std::optional<Value> key) {
+  Operation& op = open_operation(process, call, line, std::move(key));
+  op.call = std::move(call);
+  return static_cast<OpIndex>(recorded_ - 1);
 }
 
 OpIndex HistoryBuilder::respond(ProcessId process, Outcome outcome, Value result,
@@ -251,6 +271,7 @@ void HistoryBuilder::OpenCalls::clear() {
 
 History HistoryBuilder::build() && {
   open_.clear();
+  history_.ops_.resize(recorded_);  // drops the spent history's slots left over
   return std::move(history_);
 }
 

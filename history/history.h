@@ -149,13 +149,17 @@ class HistoryBuilder {
 
   // Room for this many operations and events (readers call it with an estimate; optional).
   void reserve(std::size_t operations, std::size_t events);
-  // Records into the buffers of `spent`, a history no longer needed, dropping its contents (call
-  // before the first event, and before reserve(), whose room it would drop): a caller recording
-  // history after history allocates them once.
+  // Records into the buffers of `spent`, a history no longer needed (call before the first
+  // event, and before reserve(), whose room it would drop): a caller recording history after
+  // history allocates them once. Its operations are kept as slots: the i-th invocation is copied
+  // into the i-th spent operation's call, whose method and argument buffers it reuses; every other
+  // field starts fresh. build() drops the slots left over.
   void reuse(History&& spent);
 
   // Appends an invocation. Fails if `process` already has an open call. Returns the op index.
-  OpIndex invoke(ProcessId process, Call call, std::uint32_t line = 0,
+  OpIndex invoke(ProcessId process, const Call& call, std::uint32_t line = 0,
+                 std::optional<Value> key = std::nullopt);
+  OpIndex invoke(ProcessId process, Call&& call, std::uint32_t line = 0,
                  std::optional<Value> key = std::nullopt);
   // Appends the response of `process`'s open call. Fails if it has none. For kPending (an
   // outcome reported as unknown) no event is appended: the call is closed for its process but the
@@ -174,6 +178,10 @@ class HistoryBuilder {
 
  private:
   [[noreturn]] void fail(std::uint32_t line, const std::string& problem) const;
+  // Opens the next operation for `process` (its call left for the caller to assign) and returns
+  // it; `call` only names it in the error when the process already has a call open.
+  Operation& open_operation(ProcessId process, const Call& call, std::uint32_t line,
+                            std::optional<Value> key);
 
   // The open call of each process. Histories have a few processes with a call open at once
   // (a controlled run's threads, a test's clients): they are searched in a small array without
@@ -195,6 +203,8 @@ class HistoryBuilder {
 
   std::string origin_;
   History history_;
+  // history_.ops_[0, recorded_) are this history's operations; the rest are slots from reuse().
+  std::size_t recorded_ = 0;
   OpenCalls open_;
 };
 

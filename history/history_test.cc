@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
 #include <unordered_set>
+#include <vector>
 
 #include "history/value.h"
 
@@ -92,6 +94,53 @@ TEST(HistoryTest, BuilderReusingASpentHistoryKeepsNoneOfItsContents) {
   HistoryBuilder started;
   started.invoke(0, Call{"read", {}});
   EXPECT_THROW(started.reuse(overlapping_pair()), std::logic_error);
+}
+
+// reuse() keeps the spent operations as slots and copies each new call into one: whatever the
+// spent operation held (a key, a result, lines, a longer or shorter argument list), the history
+// built must equal the one a fresh builder builds, with fewer, as many or more operations.
+TEST(HistoryTest, BuilderReusingSlotsBuildsWhatAFreshBuilderBuilds) {
+  auto spent = [] {
+    HistoryBuilder builder("spent");
+    builder.invoke(3, Call{"cas", {Value(1), Value("long enough to be on the heap"), Value(3)}}, 11,
+                   Value("key"));
+    builder.respond(3, Outcome::kFail, Value("timeout"), 12);
+    builder.invoke(4, Call{"read", {}}, 13);
+    builder.respond(4, Outcome::kOk, Value(Value::List{Value(1), Value(2)}), 14);
+    builder.invoke(5, Call{"write", {Value(9)}}, 15);  // left pending
+    return std::move(builder).build();
+  };
+  const std::vector<std::function<void(HistoryBuilder&)>> recordings = {
+      [](HistoryBuilder& b) {
+        b.call(0, Call{"push", {Value(7)}}, Value());
+      },
+      [](HistoryBuilder& b) {
+        const Call pop{"pop", {}};
+        b.invoke(0, Call{"push", {Value(1), Value(2)}});
+        b.invoke(1, pop);  // by reference: copied into the slot
+        b.respond(0, Outcome::kOk, Value());
+        b.respond(1, Outcome::kOk, Value(1));
+        b.invoke(2, Call{"write", {Value("x")}});
+      },
+      [](HistoryBuilder& b) {
+        for (ProcessId p = 0; p < 5; ++p) b.call(p, Call{"enq", {Value(p)}}, Value(true));
+      },
+  };
+  for (std::size_t i = 0; i < recordings.size(); ++i) {
+    HistoryBuilder fresh("h");
+    recordings[i](fresh);
+    HistoryBuilder reused("h");
+    reused.reuse(spent());
+    recordings[i](reused);
+    const History expected = std::move(fresh).build();
+    const History got = std::move(reused).build();
+    EXPECT_EQ(got, expected) << "recording " << i;
+    for (OpIndex op = 0; op < static_cast<OpIndex>(got.size()); ++op) {
+      EXPECT_EQ(got.op(op).key, std::nullopt) << "recording " << i << ", op " << op;
+      EXPECT_EQ(got.op(op).source.call_line, expected.op(op).source.call_line);
+      EXPECT_EQ(got.op(op).source.return_line, expected.op(op).source.return_line);
+    }
+  }
 }
 
 TEST(HistoryTest, BuilderRejectsIllFormedSequencesWithTheLine) {
