@@ -8,8 +8,9 @@
 //
 // Allocation is not a scheduling point: it touches no memory shared with the algorithm.
 //
-// Thread-safety: make() may be called from several threads at once (natively it takes a
-// std::mutex that is never held across a scheduling point, so controlled runs cannot block on it).
+// Thread-safety: make() may be called from several threads at once. Natively it takes a
+// std::mutex, never held across a scheduling point; under a controlled execution, whose logical
+// threads all run on the one OS thread that installed it, it takes none.
 //
 // Internal header: not part of linfault's public API (include/linfault/), which includes it where
 // needed; it may change between versions.
@@ -23,6 +24,8 @@
 #include <mutex>
 #include <utility>
 #include <vector>
+
+#include "dpct/shared.h"
 
 namespace linfault::targets {
 
@@ -41,7 +44,9 @@ class NodeArena {
 
   template <class... Args>
   Node* make(Args&&... args) {
-    std::lock_guard lock(mutex_);
+    const dpct::ExecutionContext* context = dpct::detail::current_context;
+    std::unique_lock lock(mutex_, std::defer_lock);
+    if (context == nullptr || context->observer()) lock.lock();
     // Nodes are placed in chunks of doubling size: a short run's object allocates once, not once
     // per node (an allocation per node was a tenth of a 2 x 5 queue history's cost).
     if (chunks_.empty() || chunks_.back().used == chunks_.back().capacity) {
