@@ -29,7 +29,8 @@ std::uint64_t TreeStepEstimator::estimate(const dpct::RunInfo& info) {
     for (const auto& call : calls) names.push_back(call.method);
     methods.push_back(std::move(names));
   }
-  estimator_.emplace(*trees_, options_.object, std::move(methods));
+  if (indexes_ == nullptr) indexes_ = index_trees(*trees_);  // the trees never change
+  estimator_.emplace(*trees_, indexes_, options_.object, std::move(methods));
   return std::max<std::uint64_t>(in_unit(estimator_->remaining_per_thread()), 1);
 }
 
@@ -42,8 +43,14 @@ std::optional<std::uint64_t> TreeStepEstimator::revise(const dpct::SchedulingPoi
   }
   ++access_points_;
   const dpct::SourceLocation& where = point.access.where;
-  const Move move = estimator_->on_point(point.thread, point.op_index,
-                                         {where.file_name(), where.line(), where.column()},
+  // A file name is a string literal: the same pointer is the same text, not copied again.
+  if (where.file_name() != where_file_) {
+    where_file_ = where.file_name();
+    where_.file = where_file_;
+  }
+  where_.line = where.line();
+  where_.column = where.column();
+  const Move move = estimator_->on_point(point.thread, point.op_index, where_,
                                          dpct::access_kind_name(point.access.kind));
   if (move != Move::kBeyondAssumption) return std::nullopt;
   ++revisions_;

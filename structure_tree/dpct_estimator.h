@@ -62,8 +62,12 @@ class TreeStepEstimator final : public dpct::StepEstimator {
   std::uint64_t in_unit(const std::vector<std::uint64_t>& per_thread) const;
 
   std::shared_ptr<const TreeSet> trees_;
+  std::shared_ptr<const TreeIndexes> indexes_;  // of trees_, made at the first run
   TreeEstimatorOptions options_;
   std::optional<KEstimator> estimator_;
+  // The location of the point revise() passes on, its file copied only when the file changes.
+  SourceLocation where_;
+  const char* where_file_ = nullptr;
   std::uint64_t access_points_ = 0;
   std::uint64_t revisions_ = 0;
 };

@@ -1,20 +1,22 @@
 #include "structure_tree/progress.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace linfault::structure_tree {
 namespace {
 
 bool point_matches(const Point& point, const SourceLocation& where, std::string_view access) {
-  return (access.empty() || point.access == access) && same_position(point.location, where);
+  // The position first: it differs at almost every point tried, and compares two integers first.
+  return same_position(point.location, where) && (access.empty() || point.access == access);
 }
 
 // The branch of `choice` with the largest SUM (the first one on ties).
-const Node* widest_branch(const Node& choice) {
+const Node* widest_branch(const Node& choice, const TreeIndex& index) {
   const Node* widest = nullptr;
   std::uint64_t best = 0;
   for (const Node& branch : choice.children) {
-    const std::uint64_t s = sum(branch);
+    const std::uint64_t s = index.sum_of(&branch);
     if (widest == nullptr || s > best) {
       widest = &branch;
       best = s;
@@ -39,12 +41,12 @@ const char* move_name(Move move) {
   return "?";
 }
 
-OperationProgress::OperationProgress(const OperationTree& tree) : tree_(&tree) {
+TreeIndex::TreeIndex(const OperationTree& tree) {
   std::vector<Frame> path;
   index(tree.root, path);
 }
 
-void OperationProgress::index(const Node& node, std::vector<Frame>& path) {
+void TreeIndex::index(const Node& node, std::vector<Frame>& path) {
   const std::size_t first = slots_.size();
   if (node.kind == NodeKind::kSequence) {
     for (std::size_t i = 0; i < node.instructions.size(); ++i) {
@@ -60,11 +62,33 @@ void OperationProgress::index(const Node& node, std::vector<Frame>& path) {
     }
   }
   ranges_[&node] = {first, slots_.size()};
+  sums_[&node] = sum(node);
 }
 
-const Instruction& OperationProgress::instruction(std::size_t slot) const {
+const Instruction& TreeIndex::instruction(std::size_t slot) const {
   const Frame& last = slots_[slot].path.back();
   return last.node->instructions[last.child];
+}
+
+std::shared_ptr<const TreeIndexes> index_trees(const TreeSet& trees) {
+  auto indexes = std::make_shared<TreeIndexes>();
+  indexes->reserve(trees.operations.size());
+  for (const OperationTree& op : trees.operations) indexes->emplace_back(op);
+  return indexes;
+}
+
+OperationProgress::OperationProgress(const OperationTree& tree)
+    : tree_(&tree), owned_index_(std::make_shared<TreeIndex>(tree)), index_(owned_index_.get()) {}
+
+OperationProgress::OperationProgress(const OperationTree& tree, const TreeIndex& index)
+    : tree_(&tree), index_(&index) {}
+
+const std::uint64_t* OperationProgress::iterations_of(const Iterations& iterations,
+                                                      const Node* loop) {
+  for (const auto& [node, count] : iterations) {
+    if (node == loop) return &count;
+  }
+  return nullptr;
 }
 
 bool OperationProgress::matches(std::size_t slot, const SourceLocation& where,
@@ -76,18 +100,14 @@ bool OperationProgress::matches(std::size_t slot, const SourceLocation& where,
 std::ptrdiff_t OperationProgress::search(std::size_t from, std::size_t to,
                                          const SourceLocation& where,
                                          std::string_view access) const {
-  for (std::size_t s = from; s < to && s < slots_.size(); ++s) {
+  for (std::size_t s = from; s < to && s < index_->slots().size(); ++s) {
     if (matches(s, where, access)) return static_cast<std::ptrdiff_t>(s);
   }
   return -1;
 }
 
-std::pair<std::size_t, std::size_t> OperationProgress::range_of(const Node* node) const {
-  return ranges_.at(node);
-}
-
 bool OperationProgress::contains(const SourceLocation& where) const {
-  for (const Slot& slot : slots_) {
+  for (const TreeIndex::Slot& slot : index_->slots()) {
     const Frame& last = slot.path.back();
     for (const Point& point : last.node->instructions[last.child].points) {
       if (point_matches(point, where, "")) return true;
@@ -107,16 +127,17 @@ Move OperationProgress::on_point(const SourceLocation& where, std::string_view a
   }
   const std::size_t next = static_cast<std::size_t>(current_ + 1);
   if (current_ < 0) {
-    const std::ptrdiff_t found = search(0, slots_.size(), where, access);
+    const std::ptrdiff_t found = search(0, index_->slots().size(), where, access);
     return found < 0 ? enter_block_inside(where, access)
                      : move_to(static_cast<std::size_t>(found), nullptr);
   }
   const std::size_t here = static_cast<std::size_t>(current_);
   std::size_t searched_end = next;
   // Enclosing loops, innermost first.
-  for (auto frame = slots_[here].path.rbegin(); frame != slots_[here].path.rend(); ++frame) {
+  const std::vector<Frame>& path = index_->slots()[here].path;
+  for (auto frame = path.rbegin(); frame != path.rend(); ++frame) {
     if (frame->node->kind != NodeKind::kLoop) continue;
-    const auto [first, end] = range_of(frame->node);
+    const auto [first, end] = index_->range_of(frame->node);
     if (const std::ptrdiff_t found = search(searched_end, end, where, access); found >= 0) {
       return move_to(static_cast<std::size_t>(found), nullptr);
     }
@@ -125,7 +146,8 @@ Move OperationProgress::on_point(const SourceLocation& where, std::string_view a
       return move_to(static_cast<std::size_t>(found), frame->node);
     }
   }
-  if (const std::ptrdiff_t found = search(searched_end, slots_.size(), where, access); found >= 0) {
+  if (const std::ptrdiff_t found = search(searched_end, index_->slots().size(), where, access);
+      found >= 0) {
     return move_to(static_cast<std::size_t>(found), nullptr);
   }
   return enter_block_inside(where, access);
@@ -135,7 +157,7 @@ Move OperationProgress::enter_block_inside(const SourceLocation& where, std::str
   // The lock of an atomic block was not seen (a thread blocked on the mutex resumes after it):
   // the first later point inside the block enters it.
   const std::size_t from = current_ < 0 ? 0 : static_cast<std::size_t>(current_ + 1);
-  for (std::size_t s = from; s < slots_.size(); ++s) {
+  for (std::size_t s = from; s < index_->slots().size(); ++s) {
     const auto& points = instruction(s).points;
     for (std::size_t p = 1; p < points.size(); ++p) {
       if (point_matches(points[p], where, access)) return move_to(s, nullptr);
@@ -146,31 +168,34 @@ Move OperationProgress::enter_block_inside(const SourceLocation& where, std::str
 
 Move OperationProgress::move_to(std::size_t target, const Node* back_edge_loop) {
   bool beyond = false;
-  std::map<const Node*, std::uint64_t> iterations;
+  Iterations& iterations = next_iterations_;
+  iterations.clear();
   bool inside_back_edge_loop = false;
-  for (const Frame& frame : slots_[target].path) {
+  for (const Frame& frame : index_->slots()[target].path) {
     const Node* node = frame.node;
     if (node->kind == NodeKind::kLoop) {
+      const std::uint64_t* before = iterations_of(iterations_, node);
       std::uint64_t count = 1;
       if (node == back_edge_loop) {
-        count = iterations_.count(node) != 0 ? iterations_.at(node) + 1 : 2;
+        count = before != nullptr ? *before + 1 : 2;
         inside_back_edge_loop = true;
-      } else if (!inside_back_edge_loop && iterations_.count(node) != 0) {
-        count = iterations_.at(node);
+      } else if (!inside_back_edge_loop && before != nullptr) {
+        count = *before;
       }
-      iterations[node] = count;
-      const bool newly_counted = iterations_.count(node) == 0 || iterations_.at(node) != count;
+      iterations.emplace_back(node, count);
+      const bool newly_counted = before == nullptr || *before != count;
       if (newly_counted && count > node->theta.value_or(1)) beyond = true;
     } else if (node->kind == NodeKind::kChoice) {
       const Node* taken = &node->children[frame.child];
-      const Node* widest = widest_branch(*node);
-      const bool entering =
-          current_ < 0 || range_of(node).first > static_cast<std::size_t>(current_) ||
-          range_of(taken).first > static_cast<std::size_t>(current_) || back_edge_loop != nullptr;
-      if (entering && sum(*taken) != sum(*widest)) beyond = true;
+      const Node* widest = widest_branch(*node, *index_);
+      const bool entering = current_ < 0 ||
+                            index_->range_of(node).first > static_cast<std::size_t>(current_) ||
+                            index_->range_of(taken).first > static_cast<std::size_t>(current_) ||
+                            back_edge_loop != nullptr;
+      if (entering && index_->sum_of(taken) != index_->sum_of(widest)) beyond = true;
     }
   }
-  iterations_ = std::move(iterations);
+  iterations_.swap(iterations);
   current_ = static_cast<std::ptrdiff_t>(target);
   inside_block_ = instruction(target).atomic_block();
   ++executed_;
@@ -178,9 +203,9 @@ Move OperationProgress::move_to(std::size_t target, const Node* back_edge_loop) 
 }
 
 std::uint64_t OperationProgress::remaining() const {
-  if (current_ < 0) return sum(tree_->root);
+  if (current_ < 0) return index_->sum_of(&tree_->root);
   std::uint64_t rest = 0;
-  const auto& path = slots_[static_cast<std::size_t>(current_)].path;
+  const auto& path = index_->slots()[static_cast<std::size_t>(current_)].path;
   for (auto frame = path.rbegin(); frame != path.rend(); ++frame) {
     const Node& node = *frame->node;
     switch (node.kind) {
@@ -193,13 +218,14 @@ std::uint64_t OperationProgress::remaining() const {
       case NodeKind::kBranch:
       case NodeKind::kLoop: {
         for (std::size_t i = frame->child + 1; i < node.children.size(); ++i) {
-          rest += sum(node.children[i]);
+          rest += index_->sum_of(&node.children[i]);
         }
         if (node.kind == NodeKind::kLoop) {
           std::uint64_t body = 0;
-          for (const Node& child : node.children) body += sum(child);
+          for (const Node& child : node.children) body += index_->sum_of(&child);
           const std::uint64_t theta = node.theta.value_or(1);
-          const std::uint64_t done = iterations_.count(&node) != 0 ? iterations_.at(&node) : 1;
+          const std::uint64_t* iterated = iterations_of(iterations_, &node);
+          const std::uint64_t done = iterated != nullptr ? *iterated : 1;
           rest += (done < theta ? theta - done : 0) * body;
         }
         break;
@@ -211,8 +237,28 @@ std::uint64_t OperationProgress::remaining() const {
 
 KEstimator::KEstimator(const TreeSet& trees, std::string object,
                        std::vector<std::vector<std::string>> methods)
-    : trees_(&trees), object_(std::move(object)) {
-  for (auto& list : methods) threads_.push_back({std::move(list), 0, {}});
+    : KEstimator(trees, index_trees(trees), std::move(object), std::move(methods)) {}
+
+KEstimator::KEstimator(const TreeSet& trees, std::shared_ptr<const TreeIndexes> indexes,
+                       std::string object, std::vector<std::vector<std::string>> methods)
+    : trees_(&trees), indexes_(std::move(indexes)), object_(std::move(object)) {
+  if (indexes_ == nullptr || indexes_->size() != trees.operations.size()) {
+    throw std::invalid_argument("KEstimator: the indexes are not those of the trees");
+  }
+  for (auto& list : methods) threads_.push_back({std::move(list), 0, {}, {}});
+  refresh_estimates();
+}
+
+std::uint64_t KEstimator::tree_sum(const OperationTree& op) const {
+  const auto i = static_cast<std::size_t>(&op - trees_->operations.data());
+  return (*indexes_)[i].sum_of(&op.root);
+}
+
+void KEstimator::refresh_estimates() {
+  for (ThreadState& state : threads_) {
+    state.estimates.clear();
+    for (const std::string& method : state.methods) state.estimates.push_back(estimate(method));
+  }
 }
 
 const OperationTree* KEstimator::tree_for(std::string_view method) const {
@@ -223,7 +269,7 @@ const OperationTree* KEstimator::tree_for(std::string_view method) const {
     for (const OperationTree& op : trees_->operations) {
       if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_))
         continue;
-      if (best == nullptr || sum(op) > sum(*best)) best = &op;
+      if (best == nullptr || tree_sum(op) > tree_sum(*best)) best = &op;
     }
   }
   return best;
@@ -231,13 +277,13 @@ const OperationTree* KEstimator::tree_for(std::string_view method) const {
 
 std::uint64_t KEstimator::estimate(std::string_view method) const {
   const OperationTree* tree = tree_for(method);
-  return tree == nullptr ? 0 : sum(*tree);
+  return tree == nullptr ? 0 : tree_sum(*tree);
 }
 
 std::uint64_t KEstimator::initial_k() const {
   std::uint64_t k = 0;
   for (const ThreadState& state : threads_) {
-    for (const std::string& method : state.methods) k += estimate(method);
+    for (std::uint64_t estimate : state.estimates) k += estimate;
   }
   return k;
 }
@@ -249,7 +295,7 @@ std::uint64_t KEstimator::remaining_of(const ThreadState& state) const {
     rest += state.candidates.front().remaining();
     ++later;
   }
-  for (std::size_t i = later; i < state.methods.size(); ++i) rest += estimate(state.methods[i]);
+  for (std::size_t i = later; i < state.estimates.size(); ++i) rest += state.estimates[i];
   return rest;
 }
 
@@ -282,35 +328,41 @@ Move KEstimator::on_point(std::size_t thread, std::size_t op_index, const Source
     // Every tree of the operation that holds this first location is a candidate (a helper shared
     // by several classes puts its locations in all of them); later points weed them out.
     for (int pass = 0; pass < 2 && state.candidates.empty(); ++pass) {
-      for (const OperationTree& op : trees_->operations) {
+      for (std::size_t i = 0; i < trees_->operations.size(); ++i) {
+        const OperationTree& op = trees_->operations[i];
         if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_)) {
           continue;
         }
-        OperationProgress progress(op);
+        OperationProgress progress(op, (*indexes_)[i]);
         if (progress.contains(where)) state.candidates.push_back(std::move(progress));
       }
     }
     if (state.candidates.empty()) return unmapped(where, access);
   }
-  std::vector<Move> moves;
-  for (OperationProgress& candidate : state.candidates)
-    moves.push_back(candidate.on_point(where, access));
-  if (std::all_of(moves.begin(), moves.end(), [](Move m) { return m == Move::kUnmapped; })) {
+  moves_.clear();
+  for (OperationProgress& candidate : state.candidates) {
+    moves_.push_back(candidate.on_point(where, access));
+  }
+  if (std::all_of(moves_.begin(), moves_.end(), [](Move m) { return m == Move::kUnmapped; })) {
     return unmapped(where, access);
   }
-  std::vector<OperationProgress> kept;
+  // Keep the candidates that mapped the point, in order; the first one's move is the answer.
+  std::size_t kept = 0;
   Move move = Move::kUnmapped;
-  for (std::size_t i = 0; i < moves.size(); ++i) {
-    if (moves[i] == Move::kUnmapped) continue;
-    if (kept.empty()) move = moves[i];
-    kept.push_back(std::move(state.candidates[i]));
+  for (std::size_t i = 0; i < moves_.size(); ++i) {
+    if (moves_[i] == Move::kUnmapped) continue;
+    if (kept == 0) move = moves_[i];
+    if (kept != i) state.candidates[kept] = std::move(state.candidates[i]);
+    ++kept;
   }
-  state.candidates = std::move(kept);
+  state.candidates.erase(state.candidates.begin() + static_cast<std::ptrdiff_t>(kept),
+                         state.candidates.end());
   const std::string& object = state.candidates.front().tree().object;
   if (object_.empty() &&
       std::all_of(state.candidates.begin(), state.candidates.end(),
                   [&](const OperationProgress& c) { return c.tree().object == object; })) {
     object_ = object;
+    refresh_estimates();  // tree_for() now looks at this class's trees only
   }
   return move;
 }

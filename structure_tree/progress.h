@@ -32,10 +32,13 @@
 #ifndef LINFAULT_STRUCTURE_TREE_PROGRESS_H_
 #define LINFAULT_STRUCTURE_TREE_PROGRESS_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "structure_tree/tree.h"
@@ -50,9 +53,47 @@ enum class Move : std::uint8_t {
 };
 const char* move_name(Move move);
 
+// The positions of one operation's tree (its S instructions in program order, with the path to
+// each, and the range of positions under every node), computed once per tree and shared by every
+// OperationProgress that follows it: a run starts one per operation and thread.
+class TreeIndex {
+ public:
+  explicit TreeIndex(const OperationTree& tree);
+
+  struct Frame {
+    const Node* node;
+    std::size_t child;  // index of the child on the path (instruction index for S)
+  };
+  struct Slot {
+    std::vector<Frame> path;  // root first, the S node last
+  };
+
+  const std::vector<Slot>& slots() const { return slots_; }
+  // [first, end) of the slots under `node`, a node of this tree.
+  std::pair<std::size_t, std::size_t> range_of(const Node* node) const { return ranges_.at(node); }
+  const Instruction& instruction(std::size_t slot) const;
+  // sum(*node), computed once: `node` is a node of this tree.
+  std::uint64_t sum_of(const Node* node) const {
+    return node->kind == NodeKind::kSequence ? node->instructions.size() : sums_.at(node);
+  }
+
+ private:
+  void index(const Node& node, std::vector<Frame>& path);
+
+  std::vector<Slot> slots_;
+  std::unordered_map<const Node*, std::pair<std::size_t, std::size_t>> ranges_;
+  std::unordered_map<const Node*, std::uint64_t> sums_;
+};
+
+// One TreeIndex per operation of a TreeSet, in the order of TreeSet::operations.
+using TreeIndexes = std::vector<TreeIndex>;
+std::shared_ptr<const TreeIndexes> index_trees(const TreeSet& trees);
+
 class OperationProgress {
  public:
   explicit OperationProgress(const OperationTree& tree);
+  // Follows `tree` through `index`, which must be tree's and outlive this object.
+  OperationProgress(const OperationTree& tree, const TreeIndex& index);
 
   // `access` is the dpct access kind name ("load", "unlock", ...); empty matches any kind.
   Move on_point(const SourceLocation& where, std::string_view access);
@@ -65,29 +106,25 @@ class OperationProgress {
   const OperationTree& tree() const { return *tree_; }
 
  private:
-  struct Frame {
-    const Node* node;
-    std::size_t child;  // index of the child on the path (instruction index for S)
-  };
-  struct Slot {
-    std::vector<Frame> path;  // root first, the S node last
-  };
+  using Frame = TreeIndex::Frame;
+  // Iterations so far of the loops on the current path: a few entries, searched in place.
+  using Iterations = std::vector<std::pair<const Node*, std::uint64_t>>;
+  static const std::uint64_t* iterations_of(const Iterations& iterations, const Node* loop);
 
-  void index(const Node& node, std::vector<Frame>& path);
   bool matches(std::size_t slot, const SourceLocation& where, std::string_view access) const;
   std::ptrdiff_t search(std::size_t from, std::size_t to, const SourceLocation& where,
                         std::string_view access) const;
-  std::pair<std::size_t, std::size_t> range_of(const Node* node) const;
   Move move_to(std::size_t target, const Node* back_edge_loop);
   Move enter_block_inside(const SourceLocation& where, std::string_view access);
-  const Instruction& instruction(std::size_t slot) const;
+  const Instruction& instruction(std::size_t slot) const { return index_->instruction(slot); }
 
   const OperationTree* tree_;
-  std::vector<Slot> slots_;
-  std::map<const Node*, std::pair<std::size_t, std::size_t>> ranges_;  // [first, end) slots
+  std::shared_ptr<const TreeIndex> owned_index_;  // set by the one-argument constructor only
+  const TreeIndex* index_;
   std::ptrdiff_t current_ = -1;
   bool inside_block_ = false;
-  std::map<const Node*, std::uint64_t> iterations_;  // loops on the current path
+  Iterations iterations_;
+  Iterations next_iterations_;  // move_to's scratch
   std::uint64_t executed_ = 0;
 };
 
@@ -95,6 +132,9 @@ class KEstimator {
  public:
   // `methods[t]` lists the operations thread t will run, in order. `object` may be empty.
   KEstimator(const TreeSet& trees, std::string object,
+             std::vector<std::vector<std::string>> methods);
+  // The same with `indexes`, index_trees(trees) made once for every run on these trees.
+  KEstimator(const TreeSet& trees, std::shared_ptr<const TreeIndexes> indexes, std::string object,
              std::vector<std::vector<std::string>> methods);
 
   // The k of Algorithm 2 before the run: the sum of SUM over all operations of all threads.
@@ -116,14 +156,21 @@ class KEstimator {
     std::vector<std::string> methods;
     std::size_t op_index = 0;
     std::vector<OperationProgress> candidates;  // trees consistent with the points so far
+    std::vector<std::uint64_t> estimates;       // estimate() of each method, for object_
   };
   std::uint64_t estimate(std::string_view method) const;
+  // sum(op) for an operation of trees_, from its index.
+  std::uint64_t tree_sum(const OperationTree& op) const;
+  // Recomputes every thread's `estimates` (at the start, and when object_ is found).
+  void refresh_estimates();
   Move unmapped(const SourceLocation& where, std::string_view access);
   std::uint64_t remaining_of(const ThreadState& state) const;
 
   const TreeSet* trees_;
+  std::shared_ptr<const TreeIndexes> indexes_;
   std::string object_;
   std::vector<ThreadState> threads_;
+  std::vector<Move> moves_;  // on_point's scratch, kept between points
   std::uint64_t unmapped_ = 0;
   std::string first_unmapped_;
 };

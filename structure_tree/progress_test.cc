@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace linfault::structure_tree {
 namespace {
 
@@ -198,6 +204,40 @@ TEST(KEstimatorTest, WithoutAClassTheFirstPointSelectsIt) {
   EXPECT_EQ(estimator.on_point(0, 0, loc(50), "load"), Move::kAdvanced);
   EXPECT_EQ(estimator.tree_for("add")->object, "OtherSet");
   EXPECT_EQ(estimator.remaining_k(), 1u);
+}
+
+// The indexes of a TreeSet are made once and shared by the estimators of every run on it: each
+// run answers as an estimator with indexes of its own does, and indexes of other trees are
+// refused.
+TEST(KEstimatorTest, RunsSharingTheTreesIndexesAnswerAsRunsWithTheirOwn) {
+  TreeSet trees;
+  trees.operations = {
+      pair_read(), set_add(),
+      tree("PairSnapShot", "write", unit(NodeKind::kRoot, {sequence({one("store", 4)})}))};
+  const std::shared_ptr<const TreeIndexes> shared = index_trees(trees);
+  const std::vector<std::vector<std::string>> methods = {{"read", "write", "read"},
+                                                         {"add", "write"}};
+  const std::vector<std::tuple<std::size_t, std::size_t, std::uint32_t, std::string>> points = {
+      {0, 0, 9, "load"},   {1, 0, 12, "load"},  {0, 0, 10, "load"},   {1, 0, 15, "load"},
+      {1, 0, 15, "load"},  {0, 0, 11, "load"},  {0, 0, 9, "load"},    {1, 0, 20, "lock"},
+      {1, 0, 21, "store"}, {1, 0, 22, "store"}, {1, 0, 20, "unlock"}, {0, 1, 4, "store"},
+      {1, 1, 4, "store"},  {0, 2, 9, "load"},   {0, 2, 77, "load"}};
+  for (int run = 0; run < 3; ++run) {
+    KEstimator own(trees, "", methods);
+    KEstimator reusing(trees, shared, "", methods);
+    EXPECT_EQ(reusing.initial_k(), own.initial_k());
+    for (const auto& [thread, op, line, access] : points) {
+      EXPECT_EQ(reusing.on_point(thread, op, loc(line), access),
+                own.on_point(thread, op, loc(line), access))
+          << "run " << run << ", line " << line;
+      EXPECT_EQ(reusing.remaining_per_thread(), own.remaining_per_thread()) << "line " << line;
+    }
+    EXPECT_EQ(reusing.unmapped_points(), own.unmapped_points());
+  }
+  TreeSet fewer;
+  fewer.operations = {pair_read()};
+  EXPECT_THROW(KEstimator(trees, index_trees(fewer), "", methods), std::invalid_argument);
+  EXPECT_THROW(KEstimator(trees, nullptr, "", methods), std::invalid_argument);
 }
 
 }  // namespace
