@@ -72,9 +72,19 @@ const Instruction& TreeIndex::instruction(std::size_t slot) const {
 
 std::shared_ptr<const TreeIndexes> index_trees(const TreeSet& trees) {
   auto indexes = std::make_shared<TreeIndexes>();
-  indexes->reserve(trees.operations.size());
-  for (const OperationTree& op : trees.operations) indexes->emplace_back(op);
+  indexes->trees.reserve(trees.operations.size());
+  for (std::size_t i = 0; i < trees.operations.size(); ++i) {
+    indexes->trees.emplace_back(trees.operations[i]);
+    indexes->all.push_back(i);
+    indexes->by_method[trees.operations[i].method].push_back(i);
+  }
   return indexes;
+}
+
+const std::vector<std::size_t>& TreeIndexes::named(std::string_view method) const {
+  static const std::vector<std::size_t> kNone;
+  const auto it = by_method.find(method);
+  return it == by_method.end() ? kNone : it->second;
 }
 
 OperationProgress::OperationProgress(const OperationTree& tree)
@@ -242,7 +252,7 @@ KEstimator::KEstimator(const TreeSet& trees, std::string object,
 KEstimator::KEstimator(const TreeSet& trees, std::shared_ptr<const TreeIndexes> indexes,
                        std::string object, std::vector<std::vector<std::string>> methods)
     : trees_(&trees), indexes_(std::move(indexes)), object_(std::move(object)) {
-  if (indexes_ == nullptr || indexes_->size() != trees.operations.size()) {
+  if (indexes_ == nullptr || indexes_->trees.size() != trees.operations.size()) {
     throw std::invalid_argument("KEstimator: the indexes are not those of the trees");
   }
   for (auto& list : methods) threads_.push_back({std::move(list), 0, {}, {}});
@@ -251,13 +261,20 @@ KEstimator::KEstimator(const TreeSet& trees, std::shared_ptr<const TreeIndexes> 
 
 std::uint64_t KEstimator::tree_sum(const OperationTree& op) const {
   const auto i = static_cast<std::size_t>(&op - trees_->operations.data());
-  return (*indexes_)[i].sum_of(&op.root);
+  return indexes_->trees[i].sum_of(&op.root);
 }
 
 void KEstimator::refresh_estimates() {
+  // A workload calls a few methods many times: each is looked up once.
+  std::vector<std::pair<std::string_view, std::uint64_t>> known;
   for (ThreadState& state : threads_) {
     state.estimates.clear();
-    for (const std::string& method : state.methods) state.estimates.push_back(estimate(method));
+    for (const std::string& method : state.methods) {
+      auto it = std::find_if(known.begin(), known.end(),
+                             [&](const auto& entry) { return entry.first == method; });
+      if (it == known.end()) it = known.insert(known.end(), {method, estimate(method)});
+      state.estimates.push_back(it->second);
+    }
   }
 }
 
@@ -266,9 +283,9 @@ const OperationTree* KEstimator::tree_for(std::string_view method) const {
   for (int pass = 0; pass < 2 && best == nullptr; ++pass) {
     // By name first; an operation whose name is not a method of the object (a registry alias)
     // falls back to the widest operation.
-    for (const OperationTree& op : trees_->operations) {
-      if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_))
-        continue;
+    for (std::size_t i : pass == 0 ? indexes_->named(method) : indexes_->all) {
+      const OperationTree& op = trees_->operations[i];
+      if (!object_.empty() && op.object != object_) continue;
       if (best == nullptr || tree_sum(op) > tree_sum(*best)) best = &op;
     }
   }
@@ -328,12 +345,10 @@ Move KEstimator::on_point(std::size_t thread, std::size_t op_index, const Source
     // Every tree of the operation that holds this first location is a candidate (a helper shared
     // by several classes puts its locations in all of them); later points weed them out.
     for (int pass = 0; pass < 2 && state.candidates.empty(); ++pass) {
-      for (std::size_t i = 0; i < trees_->operations.size(); ++i) {
+      for (std::size_t i : pass == 0 ? indexes_->named(method) : indexes_->all) {
         const OperationTree& op = trees_->operations[i];
-        if ((pass == 0 && op.method != method) || (!object_.empty() && op.object != object_)) {
-          continue;
-        }
-        OperationProgress progress(op, (*indexes_)[i]);
+        if (!object_.empty() && op.object != object_) continue;
+        OperationProgress progress(op, indexes_->trees[i]);
         if (progress.contains(where)) state.candidates.push_back(std::move(progress));
       }
     }

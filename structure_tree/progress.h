@@ -85,8 +85,15 @@ class TreeIndex {
   std::unordered_map<const Node*, std::uint64_t> sums_;
 };
 
-// One TreeIndex per operation of a TreeSet, in the order of TreeSet::operations.
-using TreeIndexes = std::vector<TreeIndex>;
+// The indexes of a TreeSet's operations, which must outlive them.
+struct TreeIndexes {
+  std::vector<TreeIndex> trees;  // one per operation, in the order of TreeSet::operations
+  std::vector<std::size_t> all;  // 0, 1, ... n - 1
+  // The operations named each method, in the order of TreeSet::operations.
+  std::unordered_map<std::string_view, std::vector<std::size_t>> by_method;
+
+  const std::vector<std::size_t>& named(std::string_view method) const;
+};
 std::shared_ptr<const TreeIndexes> index_trees(const TreeSet& trees);
 
 class OperationProgress {
