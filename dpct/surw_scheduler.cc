@@ -35,9 +35,10 @@ void SurwScheduler::begin(const RunInfo& info) {
     const auto& calls = info.workload->threads[t];
     operations_[t] = std::max<std::size_t>(calls.size(), 1);
     if (estimator_) {
-      Workload twins;
-      twins.threads = {calls, calls};
-      estimate_[t] = estimator_->estimate(RunInfo{2, &twins, nullptr});
+      twins_.threads.resize(2);
+      twins_.threads[0] = calls;
+      twins_.threads[1] = calls;
+      estimate_[t] = estimator_->estimate(RunInfo{2, &twins_, nullptr});
     } else {
       estimate_[t] = operations_[t] * options_.events_per_operation;
     }

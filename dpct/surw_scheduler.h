@@ -100,6 +100,9 @@ class SurwScheduler final : public Scheduler {
   ThreadId designated_ = kNoThread;
   std::vector<ThreadId> active_;      // scratch space of choose(): enabled, not spinning
   std::vector<ThreadId> candidates_;  // scratch space of choose(): may run now
+  // begin()'s scratch: one thread's calls twice, whose estimate is that thread's (in the
+  // estimator's unit); kept so that each run copies the calls into the same buffers.
+  Workload twins_;
   std::uint64_t draws_ = 0;
   std::uint64_t revisions_ = 0;
 };
