@@ -24,7 +24,13 @@
 // Units: instructions, as in the paper; D-PCT places change points among the run's decisions
 // (points with >= 2 enabled threads), so it uses k as "decisions so far + remaining_k()".
 //
-// Thread-safety: not thread-safe; one estimator per execution. The TreeSet must outlive it.
+// TreeIndex holds what follows from a tree alone (its instructions in program order, the range of
+// each node, each node's SUM). index_trees() makes them once for a TreeSet, and every estimator of
+// every run on it shares them: a run used to rebuild them at the first point of every operation.
+//
+// Thread-safety: OperationProgress and KEstimator are not thread-safe; one estimator per
+// execution. TreeIndexes are immutable once made and may be shared by threads. The TreeSet must
+// outlive the indexes and the estimators.
 //
 // Internal header: not part of linfault's public API (include/linfault/), which includes it where
 // needed; it may change between versions.
