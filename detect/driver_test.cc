@@ -176,13 +176,14 @@ TEST(DriverTest, ATimeLimitEndsTheCampaignWithTheHistoriesThatRan) {
   for (const SchedulerKind kind : {SchedulerKind::kPct, SchedulerKind::kPortfolio}) {
     for (unsigned jobs : {1u, 2u}) {
       SCOPED_TRACE(std::string(scheduler_kind_name(kind)) + " jobs " + std::to_string(jobs));
-      // 100,000 histories of 2 x 20 take seconds per core (the results alone, kept without
-      // on_result, take 58 MB); the limit, which counts the plan's pilot runs too, stops them
-      // after a fraction of that.
-      DriverOptions options = pct_options(100'000, 20);
+      // 100,000 histories of 2 x 40 take several seconds per core (the results alone, kept
+      // without on_result, take 58 MB); the limit stops them after a fraction of that. It counts
+      // the campaign's set-up too (the plan's pilot runs, the results' allocation), which took
+      // more than 0.3 s under AddressSanitizer on a loaded machine: no history had started.
+      DriverOptions options = pct_options(100'000, 40);
       options.scheduler = kind;
       options.jobs = jobs;
-      options.time_limit_seconds = 0.3;
+      options.time_limit_seconds = 1.0;
       const DetectionReport report = run_detection(targets::find("treiber_stack"), options);
       EXPECT_TRUE(report.time_limited);
       EXPECT_GT(report.done, 0u);
