@@ -35,6 +35,14 @@ function(linfault_export name)
   endif()
 endfunction()
 
+# The definitions every test file sees: where the sources, ../shared and the build are.
+function(linfault_test_definitions name)
+  target_compile_definitions(${name} PRIVATE
+    LINFAULT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    LINFAULT_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    LINFAULT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+endfunction()
+
 # linfault_test(NAME SOURCES ... [DEPS ...] [LABELS ...])
 # A GoogleTest executable registered with ctest, one ctest entry per test case. Tests run from the
 # project root so that paths like ../shared/data resolve the same way they do for users.
@@ -46,10 +54,17 @@ function(linfault_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
-  target_compile_definitions(${name} PRIVATE
-    LINFAULT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    LINFAULT_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
-    LINFAULT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  linfault_test_definitions(${name})
+  # GoogleTest's headers took 2.5 s of each test file's compile; every test reuses one precompiled
+  # copy of them (a test whose flags differ falls back to parsing them, unchanged in meaning).
+  if(NOT TARGET linfault_test_pch)
+    file(WRITE ${PROJECT_BINARY_DIR}/linfault_test_pch.cc "")
+    add_library(linfault_test_pch OBJECT ${PROJECT_BINARY_DIR}/linfault_test_pch.cc)
+    target_link_libraries(linfault_test_pch PRIVATE GTest::gtest GTest::gmock)
+    linfault_test_definitions(linfault_test_pch)
+    target_precompile_headers(linfault_test_pch PRIVATE <gmock/gmock.h> <gtest/gtest.h>)
+  endif()
+  target_precompile_headers(${name} REUSE_FROM linfault_test_pch)
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
   # `native_tests` builds just the tests of real-thread execution (the ThreadSanitizer job).

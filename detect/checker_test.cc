@@ -262,7 +262,7 @@ TEST(Checker, CheapViolationInOnePartitionBoundsTheExpensiveOnes) {
 
 // Every history of the shared data set whose verdict the search decides quickly.
 TEST(Checker, AgreesWithPublishedVerdicts) {
-  std::ifstream in(std::string(LINFAULT_SHARED_DIR) + "/data/verdicts.tsv");
+  std::ifstream in(LINFAULT_SHARED_DIR "/data/verdicts.tsv");
   ASSERT_TRUE(in) << "missing shared data";
   std::string line;
   std::getline(in, line);
@@ -277,7 +277,7 @@ TEST(Checker, AgreesWithPublishedVerdicts) {
     if (!wanted || path.find("etcd_095") != std::string::npos) continue;
     SCOPED_TRACE(path);
     const auto loaded =
-        history::load_history_file(std::string(LINFAULT_SHARED_DIR) + "/data/" + path);
+        history::load_history_file(std::string(LINFAULT_SHARED_DIR "/data/") + path);
     CheckOptions options;
     options.timeout_seconds = 10;
     const Verdict v = check_history(model, loaded.history, options);

@@ -66,7 +66,7 @@ class CliFixture : public ::testing::Test {
 
   // The path of a file under ../shared/data.
   static std::string shared(const std::string& path) {
-    return std::string(LINFAULT_SHARED_DIR) + "/data/" + path;
+    return std::string(LINFAULT_SHARED_DIR "/data/") + path;
   }
 
   std::filesystem::path dir_;

@@ -24,7 +24,7 @@ TEST(SnapshotVerdictsTest, EveryHistoryIsDecidedByTheMonitor) {
   double total_ms = 0;
   for (const VerdictRow& row : rows) {
     SCOPED_TRACE(row.path);
-    const history::LoadedHistory loaded = history::load_history_file(shared_data_dir() + row.path);
+    const history::LoadedHistory loaded = history::load_history_file(shared_data_path(row.path));
     ASSERT_EQ(loaded.format, history::Format::kSnapshot);
     ASSERT_EQ(loaded.model, "snapshot");
     detect::CheckOptions options;

@@ -27,7 +27,7 @@ int check_group(const std::string& prefix, history::Format expected_format,
   EXPECT_EQ(rows.size(), expected_rows) << prefix;
   int checked = 0;
   for (const VerdictRow& row : rows) {
-    const std::string path = shared_data_dir() + row.path;
+    const std::string path = shared_data_path(row.path);
     SCOPED_TRACE(row.path);
     const history::LoadedHistory loaded = history::load_history_file(path);
     EXPECT_EQ(loaded.format, expected_format);
@@ -59,7 +59,7 @@ TEST(VerdictsTest, EtcdLogsMatchExactly) {
 // etcd_095 has no row in verdicts.tsv: the cluster never started, so the log is empty and there
 // is nothing to judge. It still reads (as an explicitly named jepsen-log) as an empty history.
 TEST(VerdictsTest, EmptyEtcdLogIsSkipped) {
-  const std::string path = shared_data_dir() + "porcupine/jepsen/etcd_095.log";
+  const std::string path = shared_data_path("porcupine/jepsen/etcd_095.log");
   ASSERT_EQ(std::filesystem::file_size(path), 0u);
   EXPECT_TRUE(verdict_rows("porcupine/jepsen/etcd_095").empty());
   EXPECT_TRUE(history::load_history_file(path, history::Format::kJepsenLog).history.empty());

@@ -20,7 +20,7 @@ TEST(SharedData, AutoGivesEveryHistoryItsVerdict) {
       continue;  // empty: the cluster never started
     SCOPED_TRACE(row.path);
     const history::LoadedHistory loaded =
-        history::load_history_file(tests::shared_data_dir() + row.path);
+        history::load_history_file(tests::shared_data_path(row.path));
     CheckOptions options;
     options.want_witness = false;
     options.timeout_seconds = 60;

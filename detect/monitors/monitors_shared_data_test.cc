@@ -20,7 +20,7 @@ TEST(SharedData, FastlinAndSnapshotHistoriesAreDecidedByTheMonitors) {
     if (row.path.rfind("fastlin/", 0) != 0 && row.path.rfind("snapshot/", 0) != 0) continue;
     SCOPED_TRACE(row.path);
     const history::LoadedHistory loaded =
-        history::load_history_file(tests::shared_data_dir() + row.path);
+        history::load_history_file(tests::shared_data_path(row.path));
     ASSERT_EQ(loaded.model, row.model);
     const MonitorResult r = run_monitor(row.model, loaded.history, CheckOptions{});
     ASSERT_TRUE(r.verdict) << r.unsupported;
