@@ -44,6 +44,24 @@ const char* move_name(Move move) {
 TreeIndex::TreeIndex(const OperationTree& tree) {
   std::vector<Frame> path;
   index(tree.root, path);
+  for (Slot& slot : slots_) {
+    for (Frame& frame : slot.path) {
+      const Node& node = *frame.node;
+      if (node.kind == NodeKind::kSequence) continue;
+      if (node.kind == NodeKind::kChoice) {
+        const Node* taken = &node.children[frame.child];
+        frame.taken_first = range_of(taken).first;
+        frame.narrower = sum_of(taken) != sum_of(widest_branch(node, *this));
+        continue;
+      }
+      for (std::size_t i = frame.child + 1; i < node.children.size(); ++i) {
+        frame.later += sum_of(&node.children[i]);
+      }
+      if (node.kind == NodeKind::kLoop) {
+        for (const Node& child : node.children) frame.body += sum_of(&child);
+      }
+    }
+  }
 }
 
 void TreeIndex::index(const Node& node, std::vector<Frame>& path) {
@@ -196,13 +214,12 @@ Move OperationProgress::move_to(std::size_t target, const Node* back_edge_loop) 
       const bool newly_counted = before == nullptr || *before != count;
       if (newly_counted && count > node->theta.value_or(1)) beyond = true;
     } else if (node->kind == NodeKind::kChoice) {
-      const Node* taken = &node->children[frame.child];
-      const Node* widest = widest_branch(*node, *index_);
+      // Entering the choice, or the branch taken: the taken branch starts after the position
+      // (and so does the choice if it starts after it), or a back edge re-enters it.
       const bool entering = current_ < 0 ||
-                            index_->range_of(node).first > static_cast<std::size_t>(current_) ||
-                            index_->range_of(taken).first > static_cast<std::size_t>(current_) ||
+                            frame.taken_first > static_cast<std::size_t>(current_) ||
                             back_edge_loop != nullptr;
-      if (entering && index_->sum_of(taken) != index_->sum_of(widest)) beyond = true;
+      if (entering && frame.narrower) beyond = true;
     }
   }
   iterations_.swap(iterations);
@@ -227,16 +244,12 @@ std::uint64_t OperationProgress::remaining() const {
       case NodeKind::kRoot:
       case NodeKind::kBranch:
       case NodeKind::kLoop: {
-        for (std::size_t i = frame->child + 1; i < node.children.size(); ++i) {
-          rest += index_->sum_of(&node.children[i]);
-        }
+        rest += frame->later;
         if (node.kind == NodeKind::kLoop) {
-          std::uint64_t body = 0;
-          for (const Node& child : node.children) body += index_->sum_of(&child);
           const std::uint64_t theta = node.theta.value_or(1);
           const std::uint64_t* iterated = iterations_of(iterations_, &node);
           const std::uint64_t done = iterated != nullptr ? *iterated : 1;
-          rest += (done < theta ? theta - done : 0) * body;
+          rest += (done < theta ? theta - done : 0) * frame->body;
         }
         break;
       }

@@ -69,6 +69,11 @@ class TreeIndex {
   struct Frame {
     const Node* node;
     std::size_t child;  // index of the child on the path (instruction index for S)
+    // Set once the whole tree is indexed, so that following a run looks nothing up:
+    std::size_t taken_first = 0;  // C: the first slot under the child taken
+    bool narrower = false;        // C: the child taken has a smaller SUM than the widest one
+    std::uint64_t later = 0;      // R, B, L: the SUM of the children after the one taken
+    std::uint64_t body = 0;       // L: the SUM of all its children (one iteration)
   };
   struct Slot {
     std::vector<Frame> path;  // root first, the S node last
