@@ -59,11 +59,13 @@ std::string outcome_text(const SerialOutcome& outcome) {
 
 // Runs `calls` one at a time on a fresh instance of `target`; one outcome per call, up to the
 // first call that blocks.
+// The executor, the workload and the spent run's buffers are kept per thread: a check of a
+// history makes a serial run for every new prefix it tries.
 std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<Call>& calls) {
   thread_local dpct::Executor executor;
+  thread_local dpct::Workload workload;
   dpct::RandomScheduler scheduler(0);  // nothing runs concurrently: no choice to make
-  dpct::Workload workload;
-  workload.setup = calls;
+  workload.setup.assign(calls.begin(), calls.end());
   dpct::ExecutionOptions options;
   options.record_points = false;
   options.max_steps = kSerialMaxSteps;
@@ -81,6 +83,7 @@ std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<
     }
     outcomes.emplace_back(op.result);
   }
+  executor.recycle(std::move(run));
   return outcomes;
 }
 
@@ -135,9 +138,11 @@ class Trie {
     std::lock_guard lock(mutex_);
     return nodes_[id].ending;
   }
-  Value result(DynamicId id) const {
+  // Whether the call that led to `id` returned `expected`.
+  bool returned(DynamicId id, const Value& expected) const {
     std::lock_guard lock(mutex_);
-    return nodes_[id].result;
+    const Node& node = nodes_[id];
+    return node.ending == Ending::kReturned && node.result == expected;
   }
   std::vector<Call> calls(DynamicId id) const {
     std::lock_guard lock(mutex_);
@@ -245,17 +250,16 @@ class SerialModel final : public spec::DynamicModel {
 
   bool step(DynamicId& state, DynamicId op_id) override {
     if (trie_->ending(state) == Ending::kBlocked) return false;  // nothing runs after a block
-    const SerialOp op = op_at(op_id);
+    const SerialOp& op = op_at(op_id);
     const DynamicId next = trie_->child(state, op.call);
-    const Ending ending = trie_->ending(next);
     switch (op.expect) {
       case SerialOp::Expect::kAnything:
         break;
       case SerialOp::Expect::kResult:
-        if (ending != Ending::kReturned || trie_->result(next) != op.result) return false;
+        if (!trie_->returned(next, op.result)) return false;
         break;
       case SerialOp::Expect::kBlocking:
-        if (ending != Ending::kBlocked) return false;
+        if (trie_->ending(next) != Ending::kBlocked) return false;
         break;
     }
     state = next;
@@ -265,7 +269,7 @@ class SerialModel final : public spec::DynamicModel {
   std::string describe(DynamicId state) override { return trie_->describe(state); }
 
   std::string describe_op(DynamicId op_id) override {
-    const SerialOp op = op_at(op_id);
+    const SerialOp& op = op_at(op_id);
     switch (op.expect) {
       case SerialOp::Expect::kAnything:
         return op.call.to_string() + " -> pending";
@@ -294,14 +298,15 @@ class SerialModel final : public spec::DynamicModel {
     ops_.push_back(std::move(op));
     return static_cast<DynamicId>(ops_.size() - 1);
   }
-  SerialOp op_at(DynamicId id) {
+  // The reference stays valid while more are added (a deque's elements do not move).
+  const SerialOp& op_at(DynamicId id) {
     std::lock_guard lock(mutex_);
     return ops_[id];
   }
 
   std::shared_ptr<Trie> trie_;
   std::mutex mutex_;
-  std::vector<SerialOp> ops_;
+  std::deque<SerialOp> ops_;
 };
 
 constexpr std::string_view kSerialModelName = "serial";
