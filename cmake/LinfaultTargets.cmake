@@ -28,8 +28,24 @@ if(NOT COMMAND linfault_structure_trees)
   include(${CMAKE_CURRENT_LIST_DIR}/LinfaultStructureTrees.cmake)
 endif()
 
+# A campaign runs the targets millions of times. Compiled without optimization (a single-config
+# build with no CMAKE_BUILD_TYPE), `detect` checked 114k histories/s of a 2 x 5 counter where
+# RelWithDebInfo checked 180k: said once, at configure time.
+function(_linfault_check_build_type)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  get_property(said GLOBAL PROPERTY _LINFAULT_BUILD_TYPE_SAID)
+  if(multi_config OR CMAKE_BUILD_TYPE OR said)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY _LINFAULT_BUILD_TYPE_SAID TRUE)
+  message(WARNING "linfault: CMAKE_BUILD_TYPE is empty, so your targets compile without "
+                  "optimization and `detect` runs them about 1.6 times slower; configure with "
+                  "-DCMAKE_BUILD_TYPE=RelWithDebInfo (or Release)")
+endfunction()
+
 function(linfault_add_target name)
   cmake_parse_arguments(ARG "INSTRUMENT" "" "SOURCES;DEPS" ${ARGN})
+  _linfault_check_build_type()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "linfault_add_target(${name}): no SOURCES given")
   endif()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/user-project against an INSTALLED linfault, the way a user's own project is
 # built, and checks what a user gets:
+#   - the example builds optimized (RelWithDebInfo) by default, and a project configured with no
+#     build type is told, at configure time, that its targets compile without optimization;
 #   - `user-linfault targets` lists the project's objects;
 #   - `user-linfault run --target ring_queue` exits 1 with a Pc of at most 3 operations, and
 #     `user-linfault replay` of its testcase.json exits 1;
@@ -43,6 +45,21 @@ build="$work/build"
 step "configure and build examples/user-project against $prefix"
 build_project "$source_dir" "$build"
 tool="$build/user-linfault"
+
+step "a project configured with no build type is told to build optimized"
+mkdir -p "$work/plain"
+cat >"$work/plain/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.20)
+project(plain LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(linfault CONFIG REQUIRED)
+linfault_add_target(objects SOURCES ${OBJECT_SOURCE})
+EOF
+expect_exit 0 cmake -S "$work/plain" -B "$work/plain-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DOBJECT_SOURCE="$source_dir/src/cas_counter.cc"
+grep -q 'CMAKE_BUILD_TYPE is empty' "$work/out.txt" || fail "no word about the missing build type"
+grep -q '^CMAKE_BUILD_TYPE:STRING=RelWithDebInfo' "$build/CMakeCache.txt" ||
+  fail "examples/user-project is not built optimized by default"
 
 step "user-linfault targets"
 expect_exit 0 "$tool" targets
