@@ -112,8 +112,8 @@ json verify_one(const std::string& file, const minimize::ReproOptions& options) 
   return entry;
 }
 
-json summary_json(const json& campaign, const Shard& shard, const std::vector<json>& results,
-                  bool complete) {
+json verify_summary_json(const json& campaign, const Shard& shard, const std::vector<json>& results,
+                         bool complete) {
   json counts = {{"fails", 0}, {"passes", 0}, {"not-replayable", 0}};
   for (const json& result : results) {
     counts[result["status"].get<std::string>()] =
@@ -154,11 +154,11 @@ void run_verify(const VerifyArguments& args) {
               << inputs[i] << ": " << r["summary"].get<std::string>() << "\n"
               << std::flush;
     if (!args.out.empty() && Clock::now() - last_summary >= kSummaryInterval) {
-      write_summary(args.out, summary_json(campaign, shard, results, /*complete=*/false));
+      write_summary(args.out, verify_summary_json(campaign, shard, results, /*complete=*/false));
       last_summary = Clock::now();
     }
   }
-  const json summary = summary_json(campaign, shard, results, /*complete=*/true);
+  const json summary = verify_summary_json(campaign, shard, results, /*complete=*/true);
   if (!args.out.empty()) write_summary(args.out, summary);
   const json& counts = summary["counts"];
   std::cout << counts["fails"] << " still fail, " << counts["passes"] << " pass, "
