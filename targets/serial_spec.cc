@@ -58,9 +58,8 @@ std::string outcome_text(const SerialOutcome& outcome) {
 }
 
 // Runs `calls` one at a time on a fresh instance of `target`; one outcome per call, up to the
-// first call that blocks.
-// The executor, the workload and the spent run's buffers are kept per thread: a check of a
-// history makes a serial run for every new prefix it tries.
+// first call that blocks. The executor, the workload and the spent run's buffers are kept per
+// thread: a check of a history makes a serial run for every new prefix it tries.
 std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<Call>& calls) {
   thread_local dpct::Executor executor;
   thread_local dpct::Workload workload;
