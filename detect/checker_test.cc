@@ -10,6 +10,7 @@
 #include "history/formats.h"
 #include "spec/generator.h"
 #include "spec/registry.h"
+#include "tests/verdict_rows.h"
 
 namespace linfault::detect {
 namespace {
@@ -241,8 +242,8 @@ TEST(Checker, SearchInSlicesEndsAsOneRun) {
 // early violation bounds key "0" and the exact prefix costs little, even on one thread (before
 // the slices: 17 million states and the memory limit).
 TEST(Checker, CheapViolationInOnePartitionBoundsTheExpensiveOnes) {
-  const auto loaded = history::load_history_file(std::string(LINFAULT_SHARED_DIR) +
-                                                 "/data/porcupine/kv/c50-bad.txt");
+  const auto loaded =
+      history::load_history_file(tests::shared_data_path("porcupine/kv/c50-bad.txt"));
   CheckOptions options;
   options.threads = 1;
   options.timeout_seconds = 20;
@@ -262,27 +263,20 @@ TEST(Checker, CheapViolationInOnePartitionBoundsTheExpensiveOnes) {
 
 // Every history of the shared data set whose verdict the search decides quickly.
 TEST(Checker, AgreesWithPublishedVerdicts) {
-  std::ifstream in(LINFAULT_SHARED_DIR "/data/verdicts.tsv");
-  ASSERT_TRUE(in) << "missing shared data";
-  std::string line;
-  std::getline(in, line);
   int checked = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string path, model, expected;
-    fields >> path >> model >> expected;
+  for (const tests::VerdictRow& row : tests::verdict_rows("")) {
+    const std::string& path = row.path;
     const bool wanted =
         path.find("jepsen/") != std::string::npos || path.find("fastlin/") != std::string::npos ||
         path.find("kv/c01") != std::string::npos || path.find("kv/c10") != std::string::npos;
     if (!wanted || path.find("etcd_095") != std::string::npos) continue;
     SCOPED_TRACE(path);
-    const auto loaded =
-        history::load_history_file(std::string(LINFAULT_SHARED_DIR "/data/") + path);
+    const auto loaded = history::load_history_file(tests::shared_data_path(path));
     CheckOptions options;
     options.timeout_seconds = 10;
-    const Verdict v = check_history(model, loaded.history, options);
-    EXPECT_EQ(result_name(v.result), expected);
-    if (v.result == Result::kLinearizable && model == "cas-register") {
+    const Verdict v = check_history(row.model, loaded.history, options);
+    EXPECT_EQ(result_name(v.result), row.expected);
+    if (v.result == Result::kLinearizable && row.model == "cas-register") {
       EXPECT_EQ(validate_witness(spec::CasRegisterModel{}, loaded.history, v.witness),
                 std::nullopt);
     }

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/verdict_rows.h"
+
 namespace linfault::tests {
 
 struct RunResult {
@@ -65,9 +67,7 @@ class CliFixture : public ::testing::Test {
   }
 
   // The path of a file under ../shared/data.
-  static std::string shared(const std::string& path) {
-    return std::string(LINFAULT_SHARED_DIR "/data/") + path;
-  }
+  static std::string shared(const std::string& path) { return shared_data_path(path); }
 
   std::filesystem::path dir_;
 };
