@@ -1,10 +1,15 @@
 #include "targets/serial_spec.h"
 
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -34,22 +39,26 @@ struct CallHash {
   }
 };
 
+// A distinct call (method and arguments) of a trie, by its index in Trie::calls_.
+using CallId = std::uint32_t;
+
 enum class Ending : std::uint8_t { kStart, kReturned, kBlocked };
 
+// Written once, when added under the trie's lock, and never changed: a node's fields may be read
+// outside the lock by whoever learnt its id under it.
 struct Node {
   DynamicId parent = 0;
-  Call call;
+  CallId call = 0;
   Ending ending = Ending::kStart;
   Value result;  // when kReturned
-  std::unordered_map<Call, DynamicId, CallHash> children;
 };
 
 // One call's outcome in a serial run: its result, or nullopt when it blocked.
 using SerialOutcome = std::optional<Value>;
 
-std::string calls_text(const std::vector<Call>& calls) {
+std::string calls_text(std::span<const Call* const> calls) {
   std::string text;
-  for (const Call& call : calls) text += (text.empty() ? "" : "; ") + call.to_string();
+  for (const Call* call : calls) text += (text.empty() ? "" : "; ") + call->to_string();
   return text.empty() ? "(nothing)" : text;
 }
 
@@ -57,14 +66,17 @@ std::string outcome_text(const SerialOutcome& outcome) {
   return outcome ? "returned " + outcome->to_string() : std::string("blocked");
 }
 
-// Runs `calls` one at a time on a fresh instance of `target`; one outcome per call, up to the
-// first call that blocks. The executor, the workload and the spent run's buffers are kept per
-// thread: a check of a history makes a serial run for every new prefix it tries.
-std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<Call>& calls) {
+// Runs `calls` one at a time on a fresh instance of `target`, and leaves in `outcomes` one
+// outcome per call, up to the first call that blocks. The executor, the workload, the outcomes
+// and the spent run's buffers are kept per thread: a check of a history makes a serial run for
+// every new prefix it tries.
+void run_serially(const Target& target, std::span<const Call* const> calls,
+                  std::vector<SerialOutcome>& outcomes) {
   thread_local dpct::Executor executor;
   thread_local dpct::Workload workload;
-  dpct::RandomScheduler scheduler(0);  // nothing runs concurrently: no choice to make
-  workload.setup.assign(calls.begin(), calls.end());
+  dpct::RandomScheduler scheduler(0);   // nothing runs concurrently: no choice to make
+  workload.setup.resize(calls.size());  // assigned in place: the calls' buffers are reused
+  for (std::size_t i = 0; i < calls.size(); ++i) workload.setup[i] = *calls[i];
   dpct::ExecutionOptions options;
   options.record_points = false;
   options.max_steps = kSerialMaxSteps;
@@ -74,7 +86,7 @@ std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<
     throw std::invalid_argument("target '" + target.name + "': the serial run of " +
                                 calls_text(calls) + " failed: " + run.message);
   }
-  std::vector<SerialOutcome> outcomes;
+  outcomes.clear();
   for (const history::Operation& op : run.history.operations()) {
     if (!op.completed()) {
       outcomes.emplace_back(std::nullopt);
@@ -83,93 +95,180 @@ std::vector<SerialOutcome> run_serially(const Target& target, const std::vector<
     outcomes.emplace_back(op.result);
   }
   executor.recycle(std::move(run));
-  return outcomes;
 }
 
+// A trie's children, by (parent, call), in one array probed linearly: a lookup reads one cache
+// line where std::unordered_map reads two (its bucket, then its node), and a check looks a child
+// up at every step of its search, in a table of up to a few hundred thousand children. (Boost
+// 1.74, the project's Boost, has no flat map.) Not thread-safe: the trie's lock guards it.
+class ChildTable {
+ public:
+  ChildTable() : slots_(kInitialSlots) {}
+
+  // The child's id, or 0 (node 0, the fresh object, is nobody's child).
+  DynamicId find(DynamicId parent, CallId call) const {
+    const std::uint64_t key = key_of(parent, call);
+    for (std::size_t at = home(key);; at = (at + 1) & mask()) {
+      const Slot& slot = slots_[at];
+      if (slot.child == 0 || slot.key == key) return slot.child;
+    }
+  }
+
+  // Adds the child unless (parent, call) has one; returns the child stored.
+  DynamicId add(DynamicId parent, CallId call, DynamicId child) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    const std::uint64_t key = key_of(parent, call);
+    for (std::size_t at = home(key);; at = (at + 1) & mask()) {
+      Slot& slot = slots_[at];
+      if (slot.child == 0) {
+        slot = {key, child};
+        ++size_;
+        return child;
+      }
+      if (slot.key == key) return slot.child;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kInitialSlots = 1024;
+  struct Slot {
+    std::uint64_t key = 0;
+    DynamicId child = 0;  // 0: empty
+  };
+
+  static std::uint64_t key_of(DynamicId parent, CallId call) {
+    return std::uint64_t{parent} << 32 | call;
+  }
+  std::size_t mask() const { return slots_.size() - 1; }
+  // Fibonacci hashing: the high bits of the product, which every bit of the key moves.
+  std::size_t home(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >>
+                                    (64 - std::countr_zero(slots_.size())));
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.child != 0)
+        add(static_cast<DynamicId>(slot.key >> 32), static_cast<CallId>(slot.key), slot.child);
+    }
+  }
+
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t size_ = 0;
+};
+
+// What a target's tries have cost, counted across tries: a full trie is replaced by an empty one
+// for the next checks while the checks under way keep adding to it.
+struct Counters {
+  std::atomic<std::uint64_t> nodes{0};
+  std::atomic<std::uint64_t> serial_runs{0};
+  std::atomic<std::uint64_t> serial_calls{0};
+};
+
+// The serial outcomes of call sequences, as a trie: node 0 is the fresh object, and a node's
+// child by a call is what that call did after the node's calls. Calls are interned, so that a
+// check compiles each operation's call once and steps by number.
 class Trie {
  public:
-  explicit Trie(const Target& target) : target_(target) { nodes_.emplace_back(); }
+  Trie(const Target& target, std::shared_ptr<Counters> counters)
+      : target_(target), counters_(std::move(counters)) {
+    nodes_.emplace_back();
+  }
 
   const Target& target() const { return target_; }
 
-  // The node reached by running `call` after `parent`'s calls (a serial run when it is new).
-  DynamicId child(DynamicId parent, const Call& call) {
-    std::vector<Call> calls;
-    std::vector<SerialOutcome> expected;
+  CallId intern(const Call& call) {
+    std::lock_guard lock(mutex_);
+    auto [it, added] = call_ids_.try_emplace(call, static_cast<CallId>(calls_.size()));
+    if (added) calls_.push_back(call);
+    return it->second;
+  }
+
+  const Call& call(CallId id) const {
+    std::lock_guard lock(mutex_);
+    return calls_[id];
+  }
+
+  // The node reached by running `call` after `parent`'s calls (a serial run when it is new), and
+  // its id in `id`; nullptr when `parent`'s last call blocked (nothing runs after it). Nodes never
+  // move or change once added: the caller reads the one returned without the lock.
+  const Node* child(DynamicId parent, CallId call, DynamicId& id) {
+    // The path's calls and nodes, collected under the lock and read after it.
+    thread_local std::vector<const Call*> calls;
+    thread_local std::vector<const Node*> path;
+    thread_local std::vector<SerialOutcome> outcomes;
     {
       std::lock_guard lock(mutex_);
-      const Node& node = nodes_[parent];
-      if (auto it = node.children.find(call); it != node.children.end()) return it->second;
-      path_locked(parent, calls, expected);
+      if (nodes_[parent].ending == Ending::kBlocked) return nullptr;
+      if (const DynamicId known = children_.find(parent, call); known != 0) {
+        id = known;
+        return &nodes_[id];
+      }
+      path_locked(parent, path);
+      calls.clear();
+      for (const Node* node : path) calls.push_back(&calls_[node->call]);
+      calls.push_back(&calls_[call]);
     }
-    calls.push_back(call);
-    std::vector<SerialOutcome> outcomes = run_serially(target_, calls);
-    for (std::size_t i = 0; i + 1 < calls.size(); ++i) {
-      if (i >= outcomes.size() || outcomes[i] != expected[i]) {
-        not_deterministic(calls, i, expected[i], i < outcomes.size() ? outcomes[i] : std::nullopt);
+    run_serially(target_, calls, outcomes);
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
+        not_deterministic(calls, i, outcome_of(*path[i]),
+                          i < outcomes.size() ? outcomes[i] : std::nullopt);
       }
     }
-    const SerialOutcome outcome = outcomes.size() == calls.size() ? outcomes.back() : std::nullopt;
+    SerialOutcome outcome;
+    if (outcomes.size() == calls.size()) outcome = std::move(outcomes.back());
 
+    ++counters_->serial_runs;
+    counters_->serial_calls += calls.size();
     std::lock_guard lock(mutex_);
-    ++stats_.serial_runs;
-    stats_.serial_calls += calls.size();
-    Node& node = nodes_[parent];
-    if (auto it = node.children.find(call); it != node.children.end()) {
+    const auto added = static_cast<DynamicId>(nodes_.size());
+    id = children_.add(parent, call, added);
+    if (id != added) {
       // Another thread ran the same calls meanwhile: the two runs must agree.
-      const Node& other = nodes_[it->second];
-      const SerialOutcome recorded =
-          other.ending == Ending::kBlocked ? std::nullopt : SerialOutcome(other.result);
-      if (recorded != outcome) not_deterministic(calls, calls.size() - 1, recorded, outcome);
-      return it->second;
+      if (!same_outcome(nodes_[id], outcome)) {
+        not_deterministic(calls, calls.size() - 1, outcome_of(nodes_[id]), outcome);
+      }
+      return &nodes_[id];
     }
-    const auto id = static_cast<DynamicId>(nodes_.size());
-    Node& added = nodes_.emplace_back();
-    added.parent = parent;
-    added.call = call;
-    added.ending = outcome ? Ending::kReturned : Ending::kBlocked;
-    if (outcome) added.result = *outcome;
-    nodes_[parent].children.emplace(call, id);
-    return id;
+    ++counters_->nodes;
+    Node& node = nodes_.emplace_back();
+    node.parent = parent;
+    node.call = call;
+    node.ending = outcome ? Ending::kReturned : Ending::kBlocked;
+    if (outcome) node.result = std::move(*outcome);
+    return &node;
   }
 
   Ending ending(DynamicId id) const {
     std::lock_guard lock(mutex_);
     return nodes_[id].ending;
   }
-  // Whether the call that led to `id` returned `expected`.
-  bool returned(DynamicId id, const Value& expected) const {
-    std::lock_guard lock(mutex_);
-    const Node& node = nodes_[id];
-    return node.ending == Ending::kReturned && node.result == expected;
-  }
   std::vector<Call> calls(DynamicId id) const {
     std::lock_guard lock(mutex_);
+    std::vector<const Node*> path;
+    path_locked(id, path);
     std::vector<Call> calls;
-    std::vector<SerialOutcome> outcomes;
-    path_locked(id, calls, outcomes);
+    for (const Node* node : path) calls.push_back(calls_[node->call]);
     return calls;
   }
   std::string describe(DynamicId id) const {
     std::lock_guard lock(mutex_);
-    std::vector<Call> calls;
-    std::vector<SerialOutcome> outcomes;
-    path_locked(id, calls, outcomes);
-    if (calls.empty()) return "a fresh " + target_.name;
+    std::vector<const Node*> path;
+    path_locked(id, path);
+    if (path.empty()) return "a fresh " + target_.name;
     std::string text;
-    const std::size_t first = calls.size() > kDescribedCalls ? calls.size() - kDescribedCalls : 0;
+    const std::size_t first = path.size() > kDescribedCalls ? path.size() - kDescribedCalls : 0;
     if (first > 0) text = "... ";
-    for (std::size_t i = first; i < calls.size(); ++i) {
+    for (std::size_t i = first; i < path.size(); ++i) {
       if (i > first) text += "; ";
-      text += calls[i].to_string() + (outcomes[i] ? " -> " + outcomes[i]->to_string() : " blocks");
+      const SerialOutcome outcome = outcome_of(*path[i]);
+      text +=
+          calls_[path[i]->call].to_string() + (outcome ? " -> " + outcome->to_string() : " blocks");
     }
     return text;
-  }
-  SerialSpecStats stats() const {
-    std::lock_guard lock(mutex_);
-    SerialSpecStats stats = stats_;
-    stats.nodes = nodes_.size() - 1;
-    return stats;
   }
   std::size_t size() const {
     std::lock_guard lock(mutex_);
@@ -177,39 +276,47 @@ class Trie {
   }
 
  private:
-  // Requires mutex_: the calls from the start to `id`, with their outcomes.
-  void path_locked(DynamicId id, std::vector<Call>& calls,
-                   std::vector<SerialOutcome>& outcomes) const {
-    for (DynamicId at = id; at != 0; at = nodes_[at].parent) {
-      const Node& node = nodes_[at];
-      calls.push_back(node.call);
-      outcomes.push_back(node.ending == Ending::kBlocked ? std::nullopt
-                                                         : SerialOutcome(node.result));
-    }
-    std::reverse(calls.begin(), calls.end());
-    std::reverse(outcomes.begin(), outcomes.end());
+  static SerialOutcome outcome_of(const Node& node) {
+    return node.ending == Ending::kBlocked ? std::nullopt : SerialOutcome(node.result);
+  }
+  static bool same_outcome(const Node& node, const SerialOutcome& outcome) {
+    return outcome ? node.ending == Ending::kReturned && node.result == *outcome
+                   : node.ending == Ending::kBlocked;
   }
 
-  [[noreturn]] void not_deterministic(const std::vector<Call>& calls, std::size_t index,
+  // Requires mutex_: the nodes from the first call to `id`, in order.
+  void path_locked(DynamicId id, std::vector<const Node*>& path) const {
+    path.clear();
+    for (DynamicId at = id; at != 0; at = nodes_[at].parent) path.push_back(&nodes_[at]);
+    std::reverse(path.begin(), path.end());
+  }
+
+  [[noreturn]] void not_deterministic(std::span<const Call* const> calls, std::size_t index,
                                       const SerialOutcome& before, const SerialOutcome& now) const {
-    const std::vector<Call> prefix(calls.begin(), calls.begin() + static_cast<long>(index));
     throw NotDeterministic("target '" + target_.name +
                            "' is not deterministic, so it has no serial specification: after " +
-                           calls_text(prefix) + ", " + calls[index].to_string() + " " +
+                           calls_text(calls.first(index)) + ", " + calls[index]->to_string() + " " +
                            outcome_text(before) + " in one serial run and " + outcome_text(now) +
                            " in another");
   }
 
   const Target& target_;
   mutable std::mutex mutex_;
+  std::unordered_map<Call, CallId, CallHash> call_ids_;
+  std::deque<Call> calls_;  // by CallId
   std::deque<Node> nodes_;  // node 0: nothing run yet
-  SerialSpecStats stats_;
+  ChildTable children_;
+  std::shared_ptr<Counters> counters_;
 };
 
-// The tries of the targets, by name.
+// The tries of the targets, by name, with what all their tries have cost.
+struct TargetTrie {
+  std::shared_ptr<Trie> trie;
+  std::shared_ptr<Counters> counters = std::make_shared<Counters>();
+};
 struct Tries {
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<Trie>, std::less<>> by_target;
+  std::map<std::string, TargetTrie, std::less<>> by_target;
 };
 
 Tries& tries() {
@@ -220,15 +327,17 @@ Tries& tries() {
 std::shared_ptr<Trie> trie_for(const Target& target) {
   Tries& t = tries();
   std::lock_guard lock(t.mutex);
-  std::shared_ptr<Trie>& trie = t.by_target[target.name];
-  if (!trie || trie->size() > kMaxTrieNodes) trie = std::make_shared<Trie>(target);
-  return trie;
+  TargetTrie& entry = t.by_target[target.name];
+  if (!entry.trie || entry.trie->size() > kMaxTrieNodes) {
+    entry.trie = std::make_shared<Trie>(target, entry.counters);
+  }
+  return entry.trie;
 }
 
 // An operation of a checked history, as the serial specification reads it.
 struct SerialOp {
   enum class Expect : std::uint8_t { kAnything, kResult, kBlocking };
-  Call call;
+  CallId call = 0;  // in the model's trie
   Expect expect = Expect::kAnything;
   Value result;
 };
@@ -241,24 +350,25 @@ class SerialModel final : public spec::DynamicModel {
 
   spec::Compiled<DynamicId> compile(const history::Operation& op) override {
     if (op.outcome == history::Outcome::kFail) return spec::NoEffect{};
-    SerialOp compiled{op.call,
+    SerialOp compiled{trie_->intern(op.call),
                       op.completed() ? SerialOp::Expect::kResult : SerialOp::Expect::kAnything,
                       op.result};
     return add(std::move(compiled));
   }
 
   bool step(DynamicId& state, DynamicId op_id) override {
-    if (trie_->ending(state) == Ending::kBlocked) return false;  // nothing runs after a block
     const SerialOp& op = op_at(op_id);
-    const DynamicId next = trie_->child(state, op.call);
+    DynamicId next = 0;
+    const Node* node = trie_->child(state, op.call, next);
+    if (node == nullptr) return false;  // nothing runs after a block
     switch (op.expect) {
       case SerialOp::Expect::kAnything:
         break;
       case SerialOp::Expect::kResult:
-        if (!trie_->returned(next, op.result)) return false;
+        if (node->ending != Ending::kReturned || node->result != op.result) return false;
         break;
       case SerialOp::Expect::kBlocking:
-        if (trie_->ending(next) != Ending::kBlocked) return false;
+        if (node->ending != Ending::kBlocked) return false;
         break;
     }
     state = next;
@@ -269,15 +379,16 @@ class SerialModel final : public spec::DynamicModel {
 
   std::string describe_op(DynamicId op_id) override {
     const SerialOp& op = op_at(op_id);
+    const std::string call = trie_->call(op.call).to_string();
     switch (op.expect) {
       case SerialOp::Expect::kAnything:
-        return op.call.to_string() + " -> pending";
+        return call + " -> pending";
       case SerialOp::Expect::kResult:
-        return op.call.to_string() + " -> " + op.result.to_string();
+        return call + " -> " + op.result.to_string();
       case SerialOp::Expect::kBlocking:
         break;
     }
-    return op.call.to_string() + " blocks";
+    return call + " blocks";
   }
 
   std::optional<std::vector<Call>> build(DynamicId state) override {
@@ -288,7 +399,7 @@ class SerialModel final : public spec::DynamicModel {
   bool tells_blocking() const override { return true; }
 
   spec::Compiled<DynamicId> compile_blocked(const history::Operation& op) override {
-    return add(SerialOp{op.call, SerialOp::Expect::kBlocking, Value()});
+    return add(SerialOp{trie_->intern(op.call), SerialOp::Expect::kBlocking, Value()});
   }
 
  private:
@@ -368,7 +479,9 @@ SerialSpecStats serial_spec_stats(std::string_view target_name) {
   Tries& t = tries();
   std::lock_guard lock(t.mutex);
   auto it = t.by_target.find(target_name);
-  return it == t.by_target.end() ? SerialSpecStats{} : it->second->stats();
+  if (it == t.by_target.end()) return {};
+  const Counters& counters = *it->second.counters;
+  return {counters.nodes.load(), counters.serial_runs.load(), counters.serial_calls.load()};
 }
 
 void reset_serial_spec(std::string_view target_name) {

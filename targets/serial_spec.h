@@ -75,9 +75,9 @@ bool is_serial_spec(std::string_view model_spec);
 // `target` with its model replaced by its serial specification.
 Target with_serial_spec(const Target& target);
 
-// What the serial specification of a target has cost in this process: nodes of its trie (each a
-// distinct serial call sequence) and serial runs (one per node, plus those that raced with another
-// thread for the same node).
+// What the serial specification of a target has cost in this process: nodes of its tries (each a
+// distinct serial call sequence; a full trie is replaced by an empty one, and its counts stay) and
+// serial runs (one per node, plus those that raced with another thread for the same node).
 struct SerialSpecStats {
   std::uint64_t nodes = 0;
   std::uint64_t serial_runs = 0;

@@ -230,6 +230,30 @@ TEST(SerialSpecTest, AnObjectThatIsNotDeterministicIsRejectedWithTheCalls) {
   }
 }
 
+// A set whose serial behaviour is the set model's: over a whole campaign, with thousands of trie
+// nodes (the trie's child table grows many times over), the serial specification must find
+// exactly the histories the written model finds.
+TEST(SerialSpecTest, AgreesWithTheWrittenModelOverACampaign) {
+  detect::DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 4;
+  options.histories = 3000;
+  options.seed = 11;
+  options.scheduler = detect::SchedulerKind::kRandom;
+  options.shapes = detect::ShapeMix::kEven;
+  const Target& target = find("lf_list_buggy");
+  reset_serial_spec(target.name);
+  const detect::DetectionReport written = detect::run_detection(target, options);
+  const detect::DetectionReport serial = detect::run_detection(with_serial_spec(target), options);
+  EXPECT_GT(written.violations, 0u);
+  EXPECT_EQ(serial.violations, written.violations);
+  EXPECT_EQ(serial.first_failing_seed, written.first_failing_seed);
+  const SerialSpecStats stats = serial_spec_stats(target.name);
+  EXPECT_GT(stats.nodes, 4096u);
+  EXPECT_GE(stats.serial_runs, stats.nodes);
+  EXPECT_GE(stats.serial_calls, stats.serial_runs);
+}
+
 TEST(SerialSpecTest, DetectionCatchesTheLeakedLockByTheStuckRuleOfTheWrittenModel) {
   detect::DriverOptions options;
   options.threads = 2;

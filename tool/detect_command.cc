@@ -232,11 +232,10 @@ void run_detect(const DetectArguments& args) {
          << "\n";
     if (targets::is_serial_spec(target.model)) {
       // The cost of the serial specification in this process (the trie is shared by every
-      // history of the campaign).
+      // history of the campaign, and replaced by an empty one when full).
       const targets::SerialSpecStats serial = targets::serial_spec_stats(target.name);
       text << "serial spec:        " << serial.serial_runs << " serial runs (" << serial.nodes
-           << " distinct call sequences, " << serial.serial_calls << " calls), "
-           << std::setprecision(2)
+           << " trie nodes, " << serial.serial_calls << " calls), " << std::setprecision(2)
            << static_cast<double>(serial.serial_runs) /
                   static_cast<double>(std::max<std::uint64_t>(report.done, 1))
            << " per history\n";
