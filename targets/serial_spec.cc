@@ -28,6 +28,18 @@ using spec::DynamicId;
 // A trie this large is dropped and the next checks start a new one (the memory of a campaign
 // stays bounded; checks under way keep the old one alive).
 constexpr std::size_t kMaxTrieNodes = 1 << 18;
+// How many calls a serial run makes past the one it is for, taken from the checked history
+// (Trie::extend).
+constexpr std::size_t kSpeculatedCalls = 16;
+// Only histories of at most this many returned calls are speculated from. On long ones the
+// search explores many orders (a serial state is a call sequence: two orders never merge), and
+// the extra nodes mostly go unused: lf_list_buggy at 2 x 50 took 2.5 times the memory for the
+// same time.
+constexpr std::size_t kSpeculatedHistoryCalls = 64;
+// One serial run in this many is made twice, the first of each target's included, and the two
+// must agree (NotDeterministic otherwise). Replaying prefixes checks determinism too, but a run
+// now adds several nodes and a check may replay none.
+constexpr std::uint64_t kDeterminismProbePeriod = 256;
 // How many of a state's last calls describe() shows.
 constexpr std::size_t kDescribedCalls = 8;
 
@@ -67,11 +79,15 @@ std::string outcome_text(const SerialOutcome& outcome) {
 }
 
 // Runs `calls` one at a time on a fresh instance of `target`, and leaves in `outcomes` one
-// outcome per call, up to the first call that blocks. The executor, the workload, the outcomes
-// and the spent run's buffers are kept per thread: a check of a history makes a serial run for
-// every new prefix it tries.
-void run_serially(const Target& target, std::span<const Call* const> calls,
-                  std::vector<SerialOutcome>& outcomes) {
+// outcome per call, up to the first call that did not return (nullopt: it blocked, or the run
+// crashed there). The executor, the workload, the outcomes and the spent run's buffers are kept
+// per thread: a check of a history makes a serial run for every new prefix it tries.
+struct SerialRunEnd {
+  std::optional<std::string> crash;  // the message, when the run crashed
+  bool step_cap = false;             // a call passed kSerialMaxSteps
+};
+SerialRunEnd run_serially(const Target& target, std::span<const Call* const> calls,
+                          std::vector<SerialOutcome>& outcomes) {
   thread_local dpct::Executor executor;
   thread_local dpct::Workload workload;
   dpct::RandomScheduler scheduler(0);   // nothing runs concurrently: no choice to make
@@ -82,10 +98,6 @@ void run_serially(const Target& target, std::span<const Call* const> calls,
   options.max_steps = kSerialMaxSteps;
   options.origin = "serial";
   dpct::Run run = executor.execute(target.factory, workload, scheduler, options);
-  if (run.outcome == dpct::RunOutcome::kCrash) {
-    throw std::invalid_argument("target '" + target.name + "': the serial run of " +
-                                calls_text(calls) + " failed: " + run.message);
-  }
   outcomes.clear();
   for (const history::Operation& op : run.history.operations()) {
     if (!op.completed()) {
@@ -94,7 +106,11 @@ void run_serially(const Target& target, std::span<const Call* const> calls,
     }
     outcomes.emplace_back(op.result);
   }
+  SerialRunEnd end;
+  if (run.outcome == dpct::RunOutcome::kCrash) end.crash = std::move(run.message);
+  end.step_cap = run.outcome == dpct::RunOutcome::kLivelock;
   executor.recycle(std::move(run));
+  return end;
 }
 
 // A trie's children, by (parent, call), in one array probed linearly: a lookup reads one cache
@@ -191,55 +207,84 @@ class Trie {
     return calls_[id];
   }
 
-  // The node reached by running `call` after `parent`'s calls (a serial run when it is new), and
-  // its id in `id`; nullptr when `parent`'s last call blocked (nothing runs after it). Nodes never
-  // move or change once added: the caller reads the one returned without the lock.
-  const Node* child(DynamicId parent, CallId call, DynamicId& id) {
+  // The node reached by running `call` after `parent`'s calls, if the trie has it, and its id in
+  // `id`. Nodes never move or change once added: the caller reads the one returned without the
+  // lock.
+  enum class Found : std::uint8_t { kNode, kNotYet, kParentBlocked };
+  Found find(DynamicId parent, CallId call, DynamicId& id, const Node*& node) const {
+    std::lock_guard lock(mutex_);
+    if (nodes_[parent].ending == Ending::kBlocked) return Found::kParentBlocked;  // nothing runs
+    id = children_.find(parent, call);
+    if (id == 0) return Found::kNotYet;
+    node = &nodes_[id];
+    return Found::kNode;
+  }
+
+  // Adds the node of `call` after `parent`'s calls by a serial run. The run goes on past `call`
+  // with the calls of `upcoming` (the checked history's, in its order) that are not on the path
+  // yet, at most kSpeculatedCalls of them, and adds the node of each that returns: a search that
+  // goes on down that path then finds its nodes made. Those calls never change what `call`'s
+  // node says (a serial run is sequential: nothing after a call changes its outcome); a run that
+  // crashes in them is run again without them, so that a crash means what it meant before. One
+  // that spins in them to the step cap turns speculation off for this trie: that costs a million
+  // steps a time.
+  const Node* extend(DynamicId parent, CallId call, std::span<const CallId> upcoming,
+                     DynamicId& id) {
     // The path's calls and nodes, collected under the lock and read after it.
     thread_local std::vector<const Call*> calls;
     thread_local std::vector<const Node*> path;
+    thread_local std::vector<CallId> speculated;
     thread_local std::vector<SerialOutcome> outcomes;
     {
       std::lock_guard lock(mutex_);
-      if (nodes_[parent].ending == Ending::kBlocked) return nullptr;
       if (const DynamicId known = children_.find(parent, call); known != 0) {
-        id = known;
+        id = known;  // another check made it meanwhile
         return &nodes_[id];
       }
       path_locked(parent, path);
+      speculated.clear();
+      if (speculate_) speculate_locked(path, call, upcoming, speculated);
       calls.clear();
       for (const Node* node : path) calls.push_back(&calls_[node->call]);
       calls.push_back(&calls_[call]);
+      for (CallId next : speculated) calls.push_back(&calls_[next]);
     }
-    run_serially(target_, calls, outcomes);
-    for (std::size_t i = 0; i < path.size(); ++i) {
+    const std::size_t at = path.size();  // `call`'s index in the run
+    SerialRunEnd end = run_serially(target_, calls, outcomes);
+    if (!speculated.empty() && outcomes.size() > at + 1) {
+      // What ended the run happened in the speculated calls (or after them).
+      if (end.step_cap) speculate_ = false;
+      if (end.crash) {  // run as if they were not there
+        ++counters_->serial_runs;
+        counters_->serial_calls += calls.size();
+        speculated.clear();
+        calls.resize(at + 1);
+        end = run_serially(target_, calls, outcomes);
+      }
+    }
+    const std::uint64_t run_index = counters_->serial_runs++;
+    counters_->serial_calls += calls.size();
+    if (end.crash) {
+      throw std::invalid_argument("target '" + target_.name + "': the serial run of " +
+                                  calls_text(calls) + " failed: " + *end.crash);
+    }
+    if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, outcomes);
+    for (std::size_t i = 0; i < at; ++i) {
       if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
         not_deterministic(calls, i, outcome_of(*path[i]),
                           i < outcomes.size() ? outcomes[i] : std::nullopt);
       }
     }
-    SerialOutcome outcome;
-    if (outcomes.size() == calls.size()) outcome = std::move(outcomes.back());
 
-    ++counters_->serial_runs;
-    counters_->serial_calls += calls.size();
+    SerialOutcome outcome;  // `call` blocked when the run stopped before it
+    if (at < outcomes.size()) outcome = std::move(outcomes[at]);
     std::lock_guard lock(mutex_);
-    const auto added = static_cast<DynamicId>(nodes_.size());
-    id = children_.add(parent, call, added);
-    if (id != added) {
-      // Another thread ran the same calls meanwhile: the two runs must agree.
-      if (!same_outcome(nodes_[id], outcome)) {
-        not_deterministic(calls, calls.size() - 1, outcome_of(nodes_[id]), outcome);
-      }
-      return &nodes_[id];
+    const Node* node = add_locked(parent, call, std::move(outcome), calls, at, id);
+    DynamicId last = id;
+    for (std::size_t i = at + 1; i < outcomes.size() && outcomes[i]; ++i) {
+      add_locked(last, speculated[i - at - 1], std::move(outcomes[i]), calls, i, last);
     }
-    ++counters_->nodes;
-    Node& node = nodes_.emplace_back();
-    node.parent = parent;
-    node.call = call;
-    node.ending = outcome ? Ending::kReturned : Ending::kBlocked;
-    if (outcome) node.result = std::move(*outcome);
-    return &node;
+    return node;
   }
 
   Ending ending(DynamicId id) const {
@@ -284,6 +329,68 @@ class Trie {
                    : node.ending == Ending::kBlocked;
   }
 
+  // Requires mutex_: adds the node of `call` after `parent` with the outcome a serial run of
+  // `calls` gave it (calls[index] is `call`), and leaves its id in `id`. A node already there
+  // (another thread's run, or an earlier speculation) must have the same outcome.
+  const Node* add_locked(DynamicId parent, CallId call, SerialOutcome outcome,
+                         std::span<const Call* const> calls, std::size_t index, DynamicId& id) {
+    const auto added = static_cast<DynamicId>(nodes_.size());
+    id = children_.add(parent, call, added);
+    if (id != added) {
+      if (!same_outcome(nodes_[id], outcome)) {
+        not_deterministic(calls, index, outcome_of(nodes_[id]), outcome);
+      }
+      return &nodes_[id];
+    }
+    ++counters_->nodes;
+    Node& node = nodes_.emplace_back();
+    node.parent = parent;
+    node.call = call;
+    node.ending = outcome ? Ending::kReturned : Ending::kBlocked;
+    if (outcome) node.result = std::move(*outcome);
+    return &node;
+  }
+
+  // Runs `calls` again and throws NotDeterministic where an outcome differs from `outcomes`.
+  void probe_determinism(std::span<const Call* const> calls,
+                         const std::vector<SerialOutcome>& outcomes) {
+    thread_local std::vector<SerialOutcome> again;
+    const SerialRunEnd end = run_serially(target_, calls, again);
+    ++counters_->serial_runs;
+    counters_->serial_calls += calls.size();
+    const std::size_t ran = std::max(outcomes.size(), again.size());
+    for (std::size_t i = 0; i < ran; ++i) {
+      const SerialOutcome first = i < outcomes.size() ? outcomes[i] : std::nullopt;
+      const SerialOutcome second = i < again.size() ? again[i] : std::nullopt;
+      if (first != second) not_deterministic(calls, i, first, second);
+    }
+    if (end.crash) {
+      throw NotDeterministic("target '" + target_.name +
+                             "' is not deterministic: the serial run of " + calls_text(calls) +
+                             " crashed once and not another time: " + *end.crash);
+    }
+  }
+
+  // Requires mutex_: the calls of `upcoming`, in order, less one occurrence of each call of the
+  // path and of `call`, at most kSpeculatedCalls of them.
+  void speculate_locked(const std::vector<const Node*>& path, CallId call,
+                        std::span<const CallId> upcoming, std::vector<CallId>& speculated) const {
+    thread_local std::vector<CallId> taken;
+    taken.clear();
+    for (const Node* node : path) taken.push_back(node->call);
+    taken.push_back(call);
+    speculated.clear();
+    for (CallId next : upcoming) {
+      if (speculated.size() == kSpeculatedCalls) break;
+      if (auto it = std::find(taken.begin(), taken.end(), next); it != taken.end()) {
+        *it = taken.back();
+        taken.pop_back();
+      } else {
+        speculated.push_back(next);
+      }
+    }
+  }
+
   // Requires mutex_: the nodes from the first call to `id`, in order.
   void path_locked(DynamicId id, std::vector<const Node*>& path) const {
     path.clear();
@@ -302,6 +409,7 @@ class Trie {
 
   const Target& target_;
   mutable std::mutex mutex_;
+  std::atomic<bool> speculate_{true};
   std::unordered_map<Call, CallId, CallHash> call_ids_;
   std::deque<Call> calls_;  // by CallId
   std::deque<Node> nodes_;  // node 0: nothing run yet
@@ -359,8 +467,23 @@ class SerialModel final : public spec::DynamicModel {
   bool step(DynamicId& state, DynamicId op_id) override {
     const SerialOp& op = op_at(op_id);
     DynamicId next = 0;
-    const Node* node = trie_->child(state, op.call, next);
-    if (node == nullptr) return false;  // nothing runs after a block
+    const Node* node = nullptr;
+    switch (trie_->find(state, op.call, next, node)) {
+      case Trie::Found::kNode:
+        break;
+      case Trie::Found::kParentBlocked:
+        return false;
+      case Trie::Found::kNotYet: {
+        thread_local std::vector<CallId> upcoming;
+        {
+          std::lock_guard lock(mutex_);
+          upcoming.clear();
+          if (history_calls_.size() <= kSpeculatedHistoryCalls) upcoming = history_calls_;
+        }
+        node = trie_->extend(state, op.call, upcoming, next);
+        break;
+      }
+    }
     switch (op.expect) {
       case SerialOp::Expect::kAnything:
         break;
@@ -405,18 +528,31 @@ class SerialModel final : public spec::DynamicModel {
  private:
   DynamicId add(SerialOp op) {
     std::lock_guard lock(mutex_);
+    if (searching_) {  // the first op of the next history
+      history_calls_.clear();
+      searching_ = false;
+    }
+    // Speculated calls are those that returned concurrently: a pending or blocked call may
+    // block serially too, and a run would wait for it at every new node.
+    if (op.expect == SerialOp::Expect::kResult) history_calls_.push_back(op.call);
     ops_.push_back(std::move(op));
     return static_cast<DynamicId>(ops_.size() - 1);
   }
   // The reference stays valid while more are added (a deque's elements do not move).
   const SerialOp& op_at(DynamicId id) {
     std::lock_guard lock(mutex_);
+    searching_ = true;
     return ops_[id];
   }
 
   std::shared_ptr<Trie> trie_;
   std::mutex mutex_;
   std::deque<SerialOp> ops_;
+  // The calls of the history being checked that returned, in its order: a checker compiles a
+  // history's ops, then searches (steps); serial runs go on with these calls (Trie::extend).
+  // Only a guess of what the search tries next, which never changes an outcome.
+  std::vector<CallId> history_calls_;
+  bool searching_ = false;
 };
 
 constexpr std::string_view kSerialModelName = "serial";

@@ -23,11 +23,15 @@
 // runs would block too, and pass it).
 //
 // Serial outcomes are memoized in a trie per target, shared by every check in the process, so
-// workloads that share prefixes share serial runs. Each new trie node costs one serial run of its
-// whole call sequence; that run also re-checks the outcomes of the prefix recorded in the trie,
-// and a different outcome for the same prefix and call (the object is not deterministic) throws
-// NotDeterministic, a one-line std::invalid_argument naming the calls and both outcomes: such an
-// object has no serial specification, and its verdicts would mean nothing.
+// workloads that share prefixes share serial runs. A node the trie lacks costs one serial run of
+// its whole call sequence, which goes on with the checked history's other returned calls (up to
+// 16, in histories of up to 64 calls) and adds their nodes too, since a search mostly goes on
+// down that path; a crash in those extra calls is no failure (the run is made again without
+// them). A run re-checks the outcomes of the prefix recorded in the trie, one run in 256 (the
+// first included) is made twice, and a different outcome for the same prefix and call (the object
+// is not deterministic) throws NotDeterministic, a one-line std::invalid_argument naming the calls
+// and both outcomes: such an object has no serial specification, and its verdicts would mean
+// nothing.
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
 // passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts divergence as
@@ -75,9 +79,9 @@ bool is_serial_spec(std::string_view model_spec);
 // `target` with its model replaced by its serial specification.
 Target with_serial_spec(const Target& target);
 
-// What the serial specification of a target has cost in this process: nodes of its tries (each a
-// distinct serial call sequence; a full trie is replaced by an empty one, and its counts stay) and
-// serial runs (one per node, plus those that raced with another thread for the same node).
+// What the serial specification of a target has cost in this process, over all its tries (a full
+// trie is replaced by an empty one): nodes (each a distinct serial call sequence), serial runs
+// (each adds one or more nodes) and the calls they made.
 struct SerialSpecStats {
   std::uint64_t nodes = 0;
   std::uint64_t serial_runs = 0;
