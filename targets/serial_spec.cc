@@ -25,8 +25,8 @@ using history::Call;
 using history::Value;
 using spec::DynamicId;
 
-// A trie this large is dropped and the next checks start a new one (the memory of a campaign
-// stays bounded; checks under way keep the old one alive).
+// A trie this large is dropped and the thread's next checks start a new one (the memory of a
+// campaign stays bounded; checks under way keep the old one alive).
 constexpr std::size_t kMaxTrieNodes = 1 << 18;
 // How many calls a serial run makes past the one it is for, taken from the checked history
 // (Trie::extend).
@@ -36,7 +36,7 @@ constexpr std::size_t kSpeculatedCalls = 16;
 // the extra nodes mostly go unused: lf_list_buggy at 2 x 50 took 2.5 times the memory for the
 // same time.
 constexpr std::size_t kSpeculatedHistoryCalls = 64;
-// One serial run in this many is made twice, the first of each target's included, and the two
+// About one serial run in this many is made twice (each target's first among them), and the two
 // must agree (NotDeterministic otherwise). Replaying prefixes checks determinism too, but a run
 // now adds several nodes and a check may replay none.
 constexpr std::uint64_t kDeterminismProbePeriod = 256;
@@ -78,15 +78,59 @@ std::string outcome_text(const SerialOutcome& outcome) {
   return outcome ? "returned " + outcome->to_string() : std::string("blocked");
 }
 
+// A call the checked history made and saw return `result`: a serial run may go on with it.
+struct Upcoming {
+  CallId call = 0;
+  const Value* result = nullptr;
+};
+
+// Which calls of a serial run are made: from `checked_from` on, each call's result is compared
+// with what the history says it returned (`expected`; nullptr: anything), and once one differs
+// the object is left alone. The calls after it stay in the run, as no-ops that return nil, and
+// `made` counts the calls the object got. A search never goes on past a call whose result
+// differs from the history's, so a run never takes the object where the search would not: a
+// crash or an endless spin there would end the check.
+struct RunGuard {
+  std::size_t checked_from = 0;
+  std::vector<const Value*> expected;  // for the calls from checked_from on
+  std::size_t made = 0;
+  bool stopped = false;
+};
+
+class GuardedObject final : public dpct::ObjectUnderTest {
+ public:
+  GuardedObject(std::unique_ptr<dpct::ObjectUnderTest> object, RunGuard& guard)
+      : object_(std::move(object)), guard_(guard) {}
+
+  Value invoke(const Call& call) override {
+    if (guard_.stopped) return Value();
+    const std::size_t index = guard_.made++;
+    Value result = object_->invoke(call);
+    if (index >= guard_.checked_from && index - guard_.checked_from < guard_.expected.size()) {
+      const Value* expected = guard_.expected[index - guard_.checked_from];
+      if (expected != nullptr && result != *expected) guard_.stopped = true;
+    }
+    return result;
+  }
+  std::optional<std::string> call_problem(const Call& call) const override {
+    return object_->call_problem(call);
+  }
+
+ private:
+  std::unique_ptr<dpct::ObjectUnderTest> object_;
+  RunGuard& guard_;
+};
+
 // Runs `calls` one at a time on a fresh instance of `target`, and leaves in `outcomes` one
-// outcome per call, up to the first call that did not return (nullopt: it blocked, or the run
-// crashed there). The executor, the workload, the outcomes and the spent run's buffers are kept
-// per thread: a check of a history makes a serial run for every new prefix it tries.
+// outcome per call the object got (RunGuard), up to the first call that did not return
+// (nullopt: it blocked, or the run crashed there). The executor, the workload, the outcomes and
+// the spent run's buffers are kept per thread: a check of a history makes a serial run for every
+// new prefix it tries.
 struct SerialRunEnd {
   std::optional<std::string> crash;  // the message, when the run crashed
-  bool step_cap = false;             // a call passed kSerialMaxSteps
+  bool step_cap = false;             // the run passed kSerialMaxSteps accesses
 };
-SerialRunEnd run_serially(const Target& target, std::span<const Call* const> calls,
+SerialRunEnd run_serially(const Target& target, std::span<const Call* const> calls, RunGuard& guard,
                           std::vector<SerialOutcome>& outcomes) {
   thread_local dpct::Executor executor;
   thread_local dpct::Workload workload;
@@ -97,9 +141,15 @@ SerialRunEnd run_serially(const Target& target, std::span<const Call* const> cal
   options.record_points = false;
   options.max_steps = kSerialMaxSteps;
   options.origin = "serial";
-  dpct::Run run = executor.execute(target.factory, workload, scheduler, options);
+  guard.made = 0;
+  guard.stopped = false;
+  const dpct::ObjectFactory guarded = [&target, &guard] {
+    return std::make_unique<GuardedObject>(target.factory(), guard);
+  };
+  dpct::Run run = executor.execute(guarded, workload, scheduler, options);
   outcomes.clear();
   for (const history::Operation& op : run.history.operations()) {
+    if (outcomes.size() == guard.made) break;  // the rest were not made
     if (!op.completed()) {
       outcomes.emplace_back(std::nullopt);
       break;
@@ -220,21 +270,23 @@ class Trie {
     return Found::kNode;
   }
 
-  // Adds the node of `call` after `parent`'s calls by a serial run. The run goes on past `call`
-  // with the calls of `upcoming` (the checked history's, in its order) that are not on the path
-  // yet, at most kSpeculatedCalls of them, and adds the node of each that returns: a search that
-  // goes on down that path then finds its nodes made. Those calls never change what `call`'s
-  // node says (a serial run is sequential: nothing after a call changes its outcome); a run that
-  // crashes in them is run again without them, so that a crash means what it meant before. One
-  // that spins in them to the step cap turns speculation off for this trie: that costs a million
-  // steps a time.
-  const Node* extend(DynamicId parent, CallId call, std::span<const CallId> upcoming,
-                     DynamicId& id) {
+  // Adds the node of `call` after `parent`'s calls by a serial run. When `call` returned
+  // `expected` in the checked history (nullptr: it may take any outcome), the run goes on past it
+  // with the calls of `upcoming` (the history's, in its order) that are not on the path yet, at
+  // most kSpeculatedCalls of them, while each returns what the history says (RunGuard), and adds
+  // the node of each it makes: a search that goes on down that path then finds its nodes made.
+  // Those calls never change what `call`'s node says (a serial run is sequential: nothing after
+  // a call changes its outcome); a run that crashes in them is run again without them, so that a
+  // crash means what it meant before. One that reaches the step cap in them turns them off for
+  // this trie: that costs a million steps a time.
+  const Node* extend(DynamicId parent, CallId call, const Value* expected,
+                     std::span<const Upcoming> upcoming, DynamicId& id) {
     // The path's calls and nodes, collected under the lock and read after it.
     thread_local std::vector<const Call*> calls;
     thread_local std::vector<const Node*> path;
-    thread_local std::vector<CallId> speculated;
+    thread_local std::vector<Upcoming> speculated;
     thread_local std::vector<SerialOutcome> outcomes;
+    thread_local RunGuard guard;
     {
       std::lock_guard lock(mutex_);
       if (const DynamicId known = children_.find(parent, call); known != 0) {
@@ -243,14 +295,17 @@ class Trie {
       }
       path_locked(parent, path);
       speculated.clear();
-      if (speculate_) speculate_locked(path, call, upcoming, speculated);
+      if (speculate_ && expected != nullptr) speculate_locked(path, call, upcoming, speculated);
       calls.clear();
       for (const Node* node : path) calls.push_back(&calls_[node->call]);
       calls.push_back(&calls_[call]);
-      for (CallId next : speculated) calls.push_back(&calls_[next]);
+      for (const Upcoming& next : speculated) calls.push_back(&calls_[next.call]);
     }
     const std::size_t at = path.size();  // `call`'s index in the run
-    SerialRunEnd end = run_serially(target_, calls, outcomes);
+    guard.checked_from = at;
+    guard.expected.assign(1, expected);
+    for (const Upcoming& next : speculated) guard.expected.push_back(next.result);
+    SerialRunEnd end = run_serially(target_, calls, guard, outcomes);
     if (!speculated.empty() && outcomes.size() > at + 1) {
       // What ended the run happened in the speculated calls (or after them).
       if (end.step_cap) speculate_ = false;
@@ -259,7 +314,8 @@ class Trie {
         counters_->serial_calls += calls.size();
         speculated.clear();
         calls.resize(at + 1);
-        end = run_serially(target_, calls, outcomes);
+        guard.expected.resize(1);
+        end = run_serially(target_, calls, guard, outcomes);
       }
     }
     const std::uint64_t run_index = counters_->serial_runs++;
@@ -268,7 +324,7 @@ class Trie {
       throw std::invalid_argument("target '" + target_.name + "': the serial run of " +
                                   calls_text(calls) + " failed: " + *end.crash);
     }
-    if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, outcomes);
+    if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, guard, outcomes);
     for (std::size_t i = 0; i < at; ++i) {
       if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
         not_deterministic(calls, i, outcome_of(*path[i]),
@@ -282,7 +338,7 @@ class Trie {
     const Node* node = add_locked(parent, call, std::move(outcome), calls, at, id);
     DynamicId last = id;
     for (std::size_t i = at + 1; i < outcomes.size() && outcomes[i]; ++i) {
-      add_locked(last, speculated[i - at - 1], std::move(outcomes[i]), calls, i, last);
+      add_locked(last, speculated[i - at - 1].call, std::move(outcomes[i]), calls, i, last);
     }
     return node;
   }
@@ -334,28 +390,31 @@ class Trie {
   // (another thread's run, or an earlier speculation) must have the same outcome.
   const Node* add_locked(DynamicId parent, CallId call, SerialOutcome outcome,
                          std::span<const Call* const> calls, std::size_t index, DynamicId& id) {
-    const auto added = static_cast<DynamicId>(nodes_.size());
-    id = children_.add(parent, call, added);
-    if (id != added) {
+    if (const DynamicId known = children_.find(parent, call); known != 0) {
+      id = known;
       if (!same_outcome(nodes_[id], outcome)) {
         not_deterministic(calls, index, outcome_of(nodes_[id]), outcome);
       }
       return &nodes_[id];
     }
-    ++counters_->nodes;
+    // The node first: if the table cannot grow (std::bad_alloc), no entry names a missing node.
+    id = static_cast<DynamicId>(nodes_.size());
     Node& node = nodes_.emplace_back();
     node.parent = parent;
     node.call = call;
     node.ending = outcome ? Ending::kReturned : Ending::kBlocked;
     if (outcome) node.result = std::move(*outcome);
+    children_.add(parent, call, id);
+    ++counters_->nodes;
     return &node;
   }
 
-  // Runs `calls` again and throws NotDeterministic where an outcome differs from `outcomes`.
-  void probe_determinism(std::span<const Call* const> calls,
+  // Runs `calls` again, guarded as before, and throws NotDeterministic where an outcome differs
+  // from `outcomes`.
+  void probe_determinism(std::span<const Call* const> calls, RunGuard& guard,
                          const std::vector<SerialOutcome>& outcomes) {
     thread_local std::vector<SerialOutcome> again;
-    const SerialRunEnd end = run_serially(target_, calls, again);
+    const SerialRunEnd end = run_serially(target_, calls, guard, again);
     ++counters_->serial_runs;
     counters_->serial_calls += calls.size();
     const std::size_t ran = std::max(outcomes.size(), again.size());
@@ -374,15 +433,16 @@ class Trie {
   // Requires mutex_: the calls of `upcoming`, in order, less one occurrence of each call of the
   // path and of `call`, at most kSpeculatedCalls of them.
   void speculate_locked(const std::vector<const Node*>& path, CallId call,
-                        std::span<const CallId> upcoming, std::vector<CallId>& speculated) const {
+                        std::span<const Upcoming> upcoming,
+                        std::vector<Upcoming>& speculated) const {
     thread_local std::vector<CallId> taken;
     taken.clear();
     for (const Node* node : path) taken.push_back(node->call);
     taken.push_back(call);
     speculated.clear();
-    for (CallId next : upcoming) {
+    for (const Upcoming& next : upcoming) {
       if (speculated.size() == kSpeculatedCalls) break;
-      if (auto it = std::find(taken.begin(), taken.end(), next); it != taken.end()) {
+      if (auto it = std::find(taken.begin(), taken.end(), next.call); it != taken.end()) {
         *it = taken.back();
         taken.pop_back();
       } else {
@@ -417,29 +477,48 @@ class Trie {
   std::shared_ptr<Counters> counters_;
 };
 
-// The tries of the targets, by name, with what all their tries have cost.
-struct TargetTrie {
-  std::shared_ptr<Trie> trie;
+// What each target's serial specification has cost, by target name, and the generation of its
+// tries: reset_serial_spec() drops the entry, and every thread's trie of the target with it.
+struct TargetEntry {
   std::shared_ptr<Counters> counters = std::make_shared<Counters>();
+  std::uint64_t generation = 0;
 };
-struct Tries {
+struct Targets {
   std::mutex mutex;
-  std::map<std::string, TargetTrie, std::less<>> by_target;
+  std::map<std::string, TargetEntry, std::less<>> by_name;
+  std::uint64_t next_generation = 1;
 };
 
-Tries& tries() {
-  static Tries* instance = new Tries;  // never destroyed: checks may run during exit
+Targets& targets_seen() {
+  static Targets* instance = new Targets;  // never destroyed: checks may run during exit
   return *instance;
 }
 
+// This thread's trie of `target`. Each thread has its own, so that checks on several threads
+// (`detect --jobs`) never wait for each other: one trie shared by two jobs, locked at every
+// step, made them slower than one job (twice the wall time on min_max, a third of it in futex
+// calls). What two threads could have shared is a few prefixes; the counts stay shared.
 std::shared_ptr<Trie> trie_for(const Target& target) {
-  Tries& t = tries();
-  std::lock_guard lock(t.mutex);
-  TargetTrie& entry = t.by_target[target.name];
-  if (!entry.trie || entry.trie->size() > kMaxTrieNodes) {
-    entry.trie = std::make_shared<Trie>(target, entry.counters);
+  std::shared_ptr<Counters> counters;
+  std::uint64_t generation = 0;
+  {
+    Targets& t = targets_seen();
+    std::lock_guard lock(t.mutex);
+    TargetEntry& entry = t.by_name[target.name];
+    if (entry.generation == 0) entry.generation = t.next_generation++;
+    counters = entry.counters;
+    generation = entry.generation;
   }
-  return entry.trie;
+  struct Mine {
+    std::shared_ptr<Trie> trie;
+    std::uint64_t generation = 0;
+  };
+  thread_local std::map<std::string, Mine, std::less<>> mine;
+  Mine& trie = mine[target.name];
+  if (!trie.trie || trie.generation != generation || trie.trie->size() > kMaxTrieNodes) {
+    trie = {std::make_shared<Trie>(target, std::move(counters)), generation};
+  }
+  return trie.trie;
 }
 
 // An operation of a checked history, as the serial specification reads it.
@@ -474,13 +553,14 @@ class SerialModel final : public spec::DynamicModel {
       case Trie::Found::kParentBlocked:
         return false;
       case Trie::Found::kNotYet: {
-        thread_local std::vector<CallId> upcoming;
+        thread_local std::vector<Upcoming> upcoming;
         {
           std::lock_guard lock(mutex_);
           upcoming.clear();
           if (history_calls_.size() <= kSpeculatedHistoryCalls) upcoming = history_calls_;
         }
-        node = trie_->extend(state, op.call, upcoming, next);
+        const Value* expected = op.expect == SerialOp::Expect::kResult ? &op.result : nullptr;
+        node = trie_->extend(state, op.call, expected, upcoming, next);
         break;
       }
     }
@@ -534,8 +614,11 @@ class SerialModel final : public spec::DynamicModel {
     }
     // Speculated calls are those that returned concurrently: a pending or blocked call may
     // block serially too, and a run would wait for it at every new node.
-    if (op.expect == SerialOp::Expect::kResult) history_calls_.push_back(op.call);
     ops_.push_back(std::move(op));
+    const SerialOp& added = ops_.back();  // never moves: a deque's elements stay put
+    if (added.expect == SerialOp::Expect::kResult) {
+      history_calls_.push_back({added.call, &added.result});
+    }
     return static_cast<DynamicId>(ops_.size() - 1);
   }
   // The reference stays valid while more are added (a deque's elements do not move).
@@ -551,7 +634,7 @@ class SerialModel final : public spec::DynamicModel {
   // The calls of the history being checked that returned, in its order: a checker compiles a
   // history's ops, then searches (steps); serial runs go on with these calls (Trie::extend).
   // Only a guess of what the search tries next, which never changes an outcome.
-  std::vector<CallId> history_calls_;
+  std::vector<Upcoming> history_calls_;
   bool searching_ = false;
 };
 
@@ -612,18 +695,18 @@ Target with_serial_spec(const Target& target) {
 }
 
 SerialSpecStats serial_spec_stats(std::string_view target_name) {
-  Tries& t = tries();
+  Targets& t = targets_seen();
   std::lock_guard lock(t.mutex);
-  auto it = t.by_target.find(target_name);
-  if (it == t.by_target.end()) return {};
+  auto it = t.by_name.find(target_name);
+  if (it == t.by_name.end()) return {};
   const Counters& counters = *it->second.counters;
   return {counters.nodes.load(), counters.serial_runs.load(), counters.serial_calls.load()};
 }
 
 void reset_serial_spec(std::string_view target_name) {
-  Tries& t = tries();
+  Targets& t = targets_seen();
   std::lock_guard lock(t.mutex);
-  if (auto it = t.by_target.find(target_name); it != t.by_target.end()) t.by_target.erase(it);
+  if (auto it = t.by_name.find(target_name); it != t.by_name.end()) t.by_name.erase(it);
 }
 
 }  // namespace linfault::targets

@@ -22,27 +22,28 @@
 // lock_leak_counter, whose get() leaks a reentrant lock, is caught; Line-Up's thread-aware serial
 // runs would block too, and pass it).
 //
-// Serial outcomes are memoized in a trie per target, shared by every check in the process, so
-// workloads that share prefixes share serial runs. A node the trie lacks costs one serial run of
-// its whole call sequence, which goes on with the checked history's other returned calls (up to
-// 16, in histories of up to 64 calls) and adds their nodes too, since a search mostly goes on
-// down that path; a crash in those extra calls is no failure (the run is made again without
-// them). A run re-checks the outcomes of the prefix recorded in the trie, one run in 256 (the
-// first included) is made twice, and a different outcome for the same prefix and call (the object
-// is not deterministic) throws NotDeterministic, a one-line std::invalid_argument naming the calls
-// and both outcomes: such an object has no serial specification, and its verdicts would mean
-// nothing.
+// Serial outcomes are memoized in a trie per target and thread, shared by every check the thread
+// makes, so workloads that share prefixes share serial runs. A node the trie lacks costs one
+// serial run of its whole call sequence, which goes on with the checked history's other returned
+// calls (up to 16, in histories of up to 64 returned calls) while each returns what the history
+// says, and adds their nodes too, since a search mostly goes on down that path; a crash in those
+// extra calls is no failure (the run is made again without them). A run re-checks the outcomes
+// of the prefix recorded in the trie, about one run in 256 (each target's first) is made twice,
+// and a different outcome for the same prefix and call (the object is not deterministic) throws
+// NotDeterministic, a one-line std::invalid_argument naming the calls and both outcomes: such an
+// object has no serial specification, and its verdicts would mean nothing.
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
-// passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts divergence as
-// blocking) blocks. No call runs after it. The model tells_blocking(), so histories of deadlocked
-// runs get Line-Up's rule (detect::CheckOptions::stuck).
+// during which its run passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts
+// divergence as blocking) blocks. No call runs after it. The model tells_blocking(), so histories
+// of deadlocked runs get Line-Up's rule (detect::CheckOptions::stuck).
 //
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
 // Ps, not necessarily the shortest); there is no reveal().
 //
-// Thread-safety: the trie is locked; serial runs happen outside the lock on a per-thread
-// executor, so checks on several threads run their serial runs in parallel.
+// Thread-safety: every thread checks against its own trie of the target (a model made on one
+// thread and used on another still works: the trie is locked); serial runs happen outside the
+// lock on a per-thread executor. The counts of serial_spec_stats() are shared.
 //
 // Internal header: not part of linfault's public API (include/linfault/); it may change between
 // versions.
@@ -59,7 +60,8 @@
 
 namespace linfault::targets {
 
-// Accesses one serial call may make before it counts as blocking (a spin that never ends).
+// Accesses one serial run may make; the call that passes them counts as blocking (a spin that
+// never ends).
 inline constexpr std::uint64_t kSerialMaxSteps = 1'000'000;
 
 class NotDeterministic : public std::invalid_argument {
@@ -80,8 +82,9 @@ bool is_serial_spec(std::string_view model_spec);
 Target with_serial_spec(const Target& target);
 
 // What the serial specification of a target has cost in this process, over all its tries (a full
-// trie is replaced by an empty one): nodes (each a distinct serial call sequence), serial runs
-// (each adds one or more nodes) and the calls they made.
+// trie is replaced by an empty one, and each thread has its own): nodes (each a call sequence,
+// counted once per trie that has it), serial runs (each adds one or more nodes) and the calls
+// they made.
 struct SerialSpecStats {
   std::uint64_t nodes = 0;
   std::uint64_t serial_runs = 0;
