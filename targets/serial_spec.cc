@@ -87,9 +87,12 @@ struct Upcoming {
 // Which calls of a serial run are made: from `checked_from` on, each call's result is compared
 // with what the history says it returned (`expected`; nullptr: anything), and once one differs
 // the object is left alone. The calls after it stay in the run, as no-ops that return nil, and
-// `made` counts the calls the object got. A search never goes on past a call whose result
-// differs from the history's, so a run never takes the object where the search would not: a
-// crash or an endless spin there would end the check.
+// `made` counts the calls the object got. A search does not go on past a call whose result
+// differs from the history's, so the object is not driven into states the search leaves at once,
+// where an abort, a signal or a spin without instrumented accesses would end the process and an
+// endless instrumented spin would cost the step cap. (For a call the history made several times,
+// the result compared may be another of its ops' than the one the search picks: that costs
+// nodes, never a verdict, since a node is what the object did.)
 struct RunGuard {
   std::size_t checked_from = 0;
   std::vector<const Value*> expected;  // for the calls from checked_from on
@@ -290,7 +293,7 @@ class Trie {
     {
       std::lock_guard lock(mutex_);
       if (const DynamicId known = children_.find(parent, call); known != 0) {
-        id = known;  // another check made it meanwhile
+        id = known;  // another check on this trie made it meanwhile
         return &nodes_[id];
       }
       path_locked(parent, path);
@@ -311,7 +314,7 @@ class Trie {
       if (end.step_cap) speculate_ = false;
       if (end.crash) {  // run as if they were not there
         ++counters_->serial_runs;
-        counters_->serial_calls += calls.size();
+        counters_->serial_calls += guard.made;
         speculated.clear();
         calls.resize(at + 1);
         guard.expected.resize(1);
@@ -319,7 +322,7 @@ class Trie {
       }
     }
     const std::uint64_t run_index = counters_->serial_runs++;
-    counters_->serial_calls += calls.size();
+    counters_->serial_calls += guard.made;
     if (end.crash) {
       throw std::invalid_argument("target '" + target_.name + "': the serial run of " +
                                   calls_text(calls) + " failed: " + *end.crash);
@@ -387,7 +390,8 @@ class Trie {
 
   // Requires mutex_: adds the node of `call` after `parent` with the outcome a serial run of
   // `calls` gave it (calls[index] is `call`), and leaves its id in `id`. A node already there
-  // (another thread's run, or an earlier speculation) must have the same outcome.
+  // (a run that went on past its call, or another check's on this trie) must have the same
+  // outcome.
   const Node* add_locked(DynamicId parent, CallId call, SerialOutcome outcome,
                          std::span<const Call* const> calls, std::size_t index, DynamicId& id) {
     if (const DynamicId known = children_.find(parent, call); known != 0) {
@@ -416,7 +420,7 @@ class Trie {
     thread_local std::vector<SerialOutcome> again;
     const SerialRunEnd end = run_serially(target_, calls, guard, again);
     ++counters_->serial_runs;
-    counters_->serial_calls += calls.size();
+    counters_->serial_calls += guard.made;
     const std::size_t ran = std::max(outcomes.size(), again.size());
     for (std::size_t i = 0; i < ran; ++i) {
       const SerialOutcome first = i < outcomes.size() ? outcomes[i] : std::nullopt;

@@ -88,7 +88,7 @@ Target with_serial_spec(const Target& target);
 struct SerialSpecStats {
   std::uint64_t nodes = 0;
   std::uint64_t serial_runs = 0;
-  std::uint64_t serial_calls = 0;  // calls executed by those runs
+  std::uint64_t serial_calls = 0;  // calls the object got in those runs
 };
 SerialSpecStats serial_spec_stats(std::string_view target_name);
 // Forgets the target's trie (the next check starts from nothing); for benches.
