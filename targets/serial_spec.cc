@@ -246,8 +246,6 @@ class Trie {
     nodes_.emplace_back();
   }
 
-  const Target& target() const { return target_; }
-
   CallId intern(const Call& call) {
     std::lock_guard lock(mutex_);
     auto [it, added] = call_ids_.try_emplace(call, static_cast<CallId>(calls_.size()));
@@ -308,21 +306,18 @@ class Trie {
     guard.checked_from = at;
     guard.expected.assign(1, expected);
     for (const Upcoming& next : speculated) guard.expected.push_back(next.result);
-    SerialRunEnd end = run_serially(target_, calls, guard, outcomes);
+    std::uint64_t run_index = 0;
+    SerialRunEnd end = counted_run(calls, guard, outcomes, run_index);
     if (!speculated.empty() && outcomes.size() > at + 1) {
       // What ended the run happened in the speculated calls (or after them).
       if (end.step_cap) speculate_ = false;
       if (end.crash) {  // run as if they were not there
-        ++counters_->serial_runs;
-        counters_->serial_calls += guard.made;
         speculated.clear();
         calls.resize(at + 1);
         guard.expected.resize(1);
-        end = run_serially(target_, calls, guard, outcomes);
+        end = counted_run(calls, guard, outcomes, run_index);
       }
     }
-    const std::uint64_t run_index = counters_->serial_runs++;
-    counters_->serial_calls += guard.made;
     if (end.crash) {
       throw std::invalid_argument("target '" + target_.name + "': the serial run of " +
                                   calls_text(calls) + " failed: " + *end.crash);
@@ -413,14 +408,23 @@ class Trie {
     return &node;
   }
 
+  // A serial run of `calls`, counted in the target's counters; `run_index` is its number among
+  // the target's runs.
+  SerialRunEnd counted_run(std::span<const Call* const> calls, RunGuard& guard,
+                           std::vector<SerialOutcome>& outcomes, std::uint64_t& run_index) {
+    SerialRunEnd end = run_serially(target_, calls, guard, outcomes);
+    run_index = counters_->serial_runs++;
+    counters_->serial_calls += guard.made;
+    return end;
+  }
+
   // Runs `calls` again, guarded as before, and throws NotDeterministic where an outcome differs
   // from `outcomes`.
   void probe_determinism(std::span<const Call* const> calls, RunGuard& guard,
                          const std::vector<SerialOutcome>& outcomes) {
     thread_local std::vector<SerialOutcome> again;
-    const SerialRunEnd end = run_serially(target_, calls, guard, again);
-    ++counters_->serial_runs;
-    counters_->serial_calls += guard.made;
+    std::uint64_t run_index = 0;
+    const SerialRunEnd end = counted_run(calls, guard, again, run_index);
     const std::size_t ran = std::max(outcomes.size(), again.size());
     for (std::size_t i = 0; i < ran; ++i) {
       const SerialOutcome first = i < outcomes.size() ? outcomes[i] : std::nullopt;

@@ -231,8 +231,8 @@ void run_detect(const DetectArguments& args) {
          << (report.first_failing_seed ? std::to_string(*report.first_failing_seed) : "none")
          << "\n";
     if (targets::is_serial_spec(target.model)) {
-      // The cost of the serial specification in this process (the trie is shared by every
-      // history of the campaign, and replaced by an empty one when full).
+      // The cost of the serial specification in this process (each worker thread's trie is
+      // shared by every history it checks, and replaced by an empty one when full).
       const targets::SerialSpecStats serial = targets::serial_spec_stats(target.name);
       text << "serial spec:        " << serial.serial_runs << " serial runs (" << serial.nodes
            << " trie nodes, " << serial.serial_calls << " calls), " << std::setprecision(2)
