@@ -42,6 +42,12 @@ class ObjectUnderTest {
     static_cast<void>(call);
     return std::nullopt;
   }
+  // The object's abstract state, when its binding names one (targets::Binding::state): two
+  // objects whose states are equal must answer every later sequence of calls alike. The serial
+  // specification merges call sequences that reach equal states (targets/serial_spec.h).
+  // nullopt when the object names no state (the default). Called between calls only, never
+  // concurrently with one.
+  virtual std::optional<history::Value> state() { return std::nullopt; }
 };
 
 using ObjectFactory = std::function<std::unique_ptr<ObjectUnderTest>()>;

@@ -14,7 +14,8 @@
 #     histories (linearizable, not, with a parameter, bad parameters: exit 64);
 #   - `--spec serial` (the queues' own serial runs, no model) gives the same verdicts on both
 #     bounded queues; the ticket counters, registered with t.model = "serial" (no model at all):
-#     detect finds nothing in ticket_counter, run finds and minimizes ticket_counter_buggy;
+#     detect finds nothing in ticket_counter (whose binding names its state, and the checks
+#     merge equal states), run finds and minimizes ticket_counter_buggy;
 #   - the project's own tests pass (the GoogleTest check, the recorder's stress test), and the
 #     history the stress test recorded is read by `user-linfault check`.
 # Usage: scripts/check-user-project.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
@@ -162,6 +163,9 @@ if ! grep -q '^non-linearizable: *0/3000$' "$work/out.txt" ||
   cat "$work/out.txt"
   fail "detect reported violations on ticket_counter"
 fi
+# Its binding names its state (the total): equal totals are one state of the checks.
+grep -q '^serial spec: .* merged by state' "$work/out.txt" ||
+  fail "ticket_counter's checks merged no state: $(grep '^serial spec' "$work/out.txt")"
 
 step "user-linfault run --target ticket_counter_buggy: found and minimized with no model"
 expect_exit 1 "$tool" run --target ticket_counter_buggy --seed 1 --out "$work/tc-repro"

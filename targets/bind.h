@@ -14,6 +14,17 @@
 //               std::optional<T> -> nil when empty, else T,
 //               std::pair<A, B> and std::vector<T> -> a list.
 // Methods may also be bound as callables taking `T&` first (for overloads or adapters).
+//
+// state(fn) names the object's abstract state, for objects checked against their own serial runs
+// (t.model = "serial", docs/serial-spec.md): fn is a member function taking no argument, or a
+// callable taking `T&`, and returns any result type above. Its contract: two objects whose states
+// are equal answer every later sequence of calls alike (a set's keys, a queue's items in order, a
+// counter's total). The serial specification then treats call sequences that reach equal states
+// as one state, as a written model's states are, instead of telling every order of the calls
+// apart: long histories are checked in a fraction of the serial runs and search steps. A state
+// function that tells apart too little (equal states that then answer differently) is reported
+// where serial runs show it; targets/serial_spec.h says where they look.
+//
 // Errors are std::invalid_argument with a one-line message: an unknown method (listing the
 // bound ones), a wrong argument count, an argument of the wrong kind or out of range. The bound
 // object also says so of a call without making it (dpct::ObjectUnderTest::call_problem), which is
@@ -182,9 +193,21 @@ class Binding {
     return names;
   }
 
+  // Names the object's abstract state (see above): a member function taking no argument, or a
+  // callable taking `T&`.
+  template <class R, class C>
+  requires std::derived_from<T, C> Binding& state(R (C::*fn)()) { return set_state(fn); }
+  template <class R, class C>
+  requires std::derived_from<T, C> Binding& state(R (C::*fn)() const) { return set_state(fn); }
+  template <class F>
+  requires(!std::is_member_function_pointer_v<F> &&
+           std::is_invocable_v<const F&, T&>) Binding& state(F fn) {
+    return set_state(std::move(fn));
+  }
+
   dpct::ObjectFactory factory() const {
     if (!make_) throw std::invalid_argument("Binding has no way to construct the object");
-    auto table = std::make_shared<const std::vector<Entry>>(methods_);
+    auto table = std::make_shared<const Table>(Table{methods_, state_});
     Maker make = make_;
     return [table, make]() -> std::unique_ptr<dpct::ObjectUnderTest> {
       if (dpct::CallCheckScope::active()) return std::make_unique<Bound>(nullptr, table);
@@ -194,43 +217,65 @@ class Binding {
 
  private:
   using Checker = std::function<std::optional<std::string>(const std::vector<history::Value>&)>;
+  using StateOf = std::function<history::Value(T&)>;
   struct Entry {
     std::string name;
     Invoker invoke;
     Checker check;  // bind_detail::conversion_problem for the method's parameters
   };
+  // What every object of a factory shares.
+  struct Table {
+    std::vector<Entry> entries;
+    StateOf state;  // empty: the object names no state
+  };
 
   class Bound : public dpct::ObjectUnderTest {
    public:
-    Bound(std::unique_ptr<T> object, std::shared_ptr<const std::vector<Entry>> table)
+    Bound(std::unique_ptr<T> object, std::shared_ptr<const Table> table)
         : object_(std::move(object)), table_(std::move(table)) {}
 
     history::Value invoke(const history::Call& call) override {
       if (!object_) throw std::logic_error("Binding: invoke() on a stand-in made for call checks");
-      for (const Entry& entry : *table_) {
+      for (const Entry& entry : table_->entries) {
         if (entry.name == call.method) return entry.invoke(*object_, call.args);
       }
       throw std::invalid_argument(unknown_method(call.method));
     }
 
     std::optional<std::string> call_problem(const history::Call& call) const override {
-      for (const Entry& entry : *table_) {
+      for (const Entry& entry : table_->entries) {
         if (entry.name == call.method) return entry.check(call.args);
       }
       return unknown_method(call.method);
     }
 
+    std::optional<history::Value> state() override {
+      if (!object_ || !table_->state) return std::nullopt;
+      return table_->state(*object_);
+    }
+
    private:
     std::string unknown_method(const std::string& method) const {
       std::string known;
-      for (const Entry& entry : *table_) known += (known.empty() ? "" : ", ") + entry.name;
+      for (const Entry& entry : table_->entries) {
+        known += (known.empty() ? "" : ", ") + entry.name;
+      }
       return "object has no method '" + method + "' (" +
              (known.empty() ? std::string("no method is bound") : "methods: " + known) + ")";
     }
 
     std::unique_ptr<T> object_;
-    std::shared_ptr<const std::vector<Entry>> table_;
+    std::shared_ptr<const Table> table_;
   };
+
+  template <class Fn>
+  Binding& set_state(Fn fn) {
+    if (state_) throw std::invalid_argument("the object's state is named twice");
+    state_ = [fn = std::move(fn)](T& object) {
+      return bind_detail::to_value(std::invoke(fn, object));
+    };
+    return *this;
+  }
 
   template <class F, class... P>
   Binding& apply_params(std::string name, F fn, std::type_identity<std::tuple<P...>>) {
@@ -254,6 +299,7 @@ class Binding {
 
   Maker make_;
   std::vector<Entry> methods_;
+  StateOf state_;
 };
 
 }  // namespace linfault::targets

@@ -134,5 +134,27 @@ TEST(BindingTest, RejectsDuplicateMethodNames) {
   EXPECT_EQ(binding.method_names(), std::vector<std::string>{"get"});
 }
 
+TEST(BindingTest, NamesTheObjectsStateWhenAskedTo) {
+  auto unnamed = Binding<Toy>().method("set", &Toy::set).factory()();
+  EXPECT_EQ(unnamed->state(), std::nullopt);
+
+  // A const member function, and a callable taking the object.
+  auto by_member = Binding<Toy>().method("set", &Toy::set).state(&Toy::get).factory()();
+  EXPECT_EQ(by_member->state(), Value(0));
+  by_member->invoke(Call{"set", {Value(5)}});
+  EXPECT_EQ(by_member->state(), Value(5));
+  auto by_callable = Binding<Toy>([] { return std::make_unique<Toy>(2); })
+                         .method("set", &Toy::set)
+                         .state([](Toy& toy) {
+                           return std::vector<int>{toy.get(), -toy.get()};
+                         })
+                         .factory()();
+  EXPECT_EQ(by_callable->state(), Value(Value::List{Value(2), Value(-2)}));
+
+  Binding<Toy> twice;
+  twice.state(&Toy::get);
+  EXPECT_THROW(twice.state(&Toy::get), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace linfault::targets

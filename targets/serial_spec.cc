@@ -31,15 +31,22 @@ constexpr std::size_t kMaxTrieNodes = 1 << 18;
 // How many calls a serial run makes past the one it is for, taken from the checked history
 // (Trie::extend).
 constexpr std::size_t kSpeculatedCalls = 16;
-// Only histories of at most this many returned calls are speculated from. On long ones the
-// search explores many orders (a serial state is a call sequence: two orders never merge), and
-// the extra nodes mostly go unused: lf_list_buggy at 2 x 50 took 2.5 times the memory for the
-// same time.
+// Only histories of at most this many returned calls are speculated from, unless the trie
+// merges states. On long ones the search explores many orders (a serial state is then a call
+// sequence: two orders never merge), and the extra nodes mostly go unused: lf_list_buggy at
+// 2 x 50 took 2.5 times the memory for the same time.
 constexpr std::size_t kSpeculatedHistoryCalls = 64;
 // About one serial run in this many is made twice (each target's first among them), and the two
 // must agree (NotDeterministic otherwise). Replaying prefixes checks determinism too, but a run
 // now adds several nodes and a check may replay none.
 constexpr std::uint64_t kDeterminismProbePeriod = 256;
+// A serial run from a state that other call sequences reached too (their objects named equal
+// states: Binding::state) is made again after one of those: the first kProbesPerState from each
+// such state, then about one in kStateProbePeriod; the two must agree (UnfaithfulState otherwise).
+// Every run would double the runs of a trie whose states mostly merge (min_max: 4.1 runs a
+// history against 2.1).
+constexpr std::uint32_t kProbesPerState = 2;
+constexpr std::uint64_t kStateProbePeriod = 8;
 // How many of a state's last calls describe() shows.
 constexpr std::size_t kDescribedCalls = 8;
 
@@ -63,6 +70,13 @@ struct Node {
   CallId call = 0;
   Ending ending = Ending::kStart;
   Value result;  // when kReturned
+  // The first node whose object named the same state (Binding::state), which stands for this one
+  // in a search; the node itself when it is the first, or its object names no state.
+  DynamicId representative = 0;
+  // Its outcome was seen after another call sequence than its path, one that reached the same
+  // state as the path's (a serial run goes on from a representative): so a replay of its path
+  // that disagrees blames the state function, not the object.
+  bool seen_elsewhere = false;
 };
 
 // One call's outcome in a serial run: its result, or nullopt when it blocked.
@@ -98,6 +112,8 @@ struct RunGuard {
   std::vector<const Value*> expected;  // for the calls from checked_from on
   std::size_t made = 0;
   bool stopped = false;
+  // The object's state after each call it got and returned from, when it names one.
+  std::vector<std::optional<Value>> states;
 };
 
 class GuardedObject final : public dpct::ObjectUnderTest {
@@ -109,6 +125,7 @@ class GuardedObject final : public dpct::ObjectUnderTest {
     if (guard_.stopped) return Value();
     const std::size_t index = guard_.made++;
     Value result = object_->invoke(call);
+    guard_.states.push_back(state_after(call));
     if (index >= guard_.checked_from && index - guard_.checked_from < guard_.expected.size()) {
       const Value* expected = guard_.expected[index - guard_.checked_from];
       if (expected != nullptr && result != *expected) guard_.stopped = true;
@@ -120,6 +137,15 @@ class GuardedObject final : public dpct::ObjectUnderTest {
   }
 
  private:
+  std::optional<Value> state_after(const Call& call) {
+    try {
+      return object_->state();
+    } catch (const std::exception& e) {
+      throw std::runtime_error("the state function threw after " + call.to_string() + ": " +
+                               e.what());
+    }
+  }
+
   std::unique_ptr<dpct::ObjectUnderTest> object_;
   RunGuard& guard_;
 };
@@ -146,6 +172,7 @@ SerialRunEnd run_serially(const Target& target, std::span<const Call* const> cal
   options.origin = "serial";
   guard.made = 0;
   guard.stopped = false;
+  guard.states.clear();
   const dpct::ObjectFactory guarded = [&target, &guard] {
     return std::make_unique<GuardedObject>(target.factory(), guard);
   };
@@ -234,6 +261,7 @@ struct Counters {
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<std::uint64_t> serial_runs{0};
   std::atomic<std::uint64_t> serial_calls{0};
+  std::atomic<std::uint64_t> merged{0};
 };
 
 // The serial outcomes of call sequences, as a trie: node 0 is the fresh object, and a node's
@@ -280,6 +308,8 @@ class Trie {
   // a call changes its outcome); a run that crashes in them is run again without them, so that a
   // crash means what it meant before. One that reaches the step cap in them turns them off for
   // this trie: that costs a million steps a time.
+  // When the trie merges states (names_states()), `upcoming` must be the calls after `call`'s op
+  // in the history instead, all of which the run goes on with.
   const Node* extend(DynamicId parent, CallId call, const Value* expected,
                      std::span<const Upcoming> upcoming, DynamicId& id) {
     // The path's calls and nodes, collected under the lock and read after it.
@@ -296,7 +326,16 @@ class Trie {
       }
       path_locked(parent, path);
       speculated.clear();
-      if (speculate_ && expected != nullptr) speculate_locked(path, call, upcoming, speculated);
+      if (speculate_ && expected != nullptr) {
+        if (names_states_) {
+          // `upcoming` are the calls after `call`'s in the history; the path is the
+          // representative's, not the calls the search took.
+          speculated.assign(upcoming.begin(),
+                            upcoming.begin() + std::min(upcoming.size(), kSpeculatedCalls));
+        } else {
+          speculate_locked(path, call, upcoming, speculated);
+        }
+      }
       calls.clear();
       for (const Node* node : path) calls.push_back(&calls_[node->call]);
       calls.push_back(&calls_[call]);
@@ -325,21 +364,33 @@ class Trie {
     if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, guard, outcomes);
     for (std::size_t i = 0; i < at; ++i) {
       if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
-        not_deterministic(calls, i, outcome_of(*path[i]),
-                          i < outcomes.size() ? outcomes[i] : std::nullopt);
+        const SerialOutcome now = i < outcomes.size() ? outcomes[i] : std::nullopt;
+        if (path[i]->seen_elsewhere) unfaithful_state(calls, i, outcome_of(*path[i]), now);
+        not_deterministic(calls, i, outcome_of(*path[i]), now);
       }
     }
-
     SerialOutcome outcome;  // `call` blocked when the run stopped before it
     if (at < outcomes.size()) outcome = std::move(outcomes[at]);
+    probe_state(parent, calls, at, expected, outcome, run_index);
+
     std::lock_guard lock(mutex_);
-    const Node* node = add_locked(parent, call, std::move(outcome), calls, at, id);
+    const Node* node = add_locked(parent, call, std::move(outcome), state_at(guard, at),
+                                  /*seen_elsewhere=*/false, calls, at, id);
+    // The run's further calls go on from the state each call reached: under its representative,
+    // which may have been reached by other calls than this run's.
     DynamicId last = id;
+    bool elsewhere = false;
     for (std::size_t i = at + 1; i < outcomes.size() && outcomes[i]; ++i) {
-      add_locked(last, speculated[i - at - 1].call, std::move(outcomes[i]), calls, i, last);
+      const DynamicId from = nodes_[last].representative;
+      elsewhere = elsewhere || from != last;
+      add_locked(from, speculated[i - at - 1].call, std::move(outcomes[i]), state_at(guard, i),
+                 elsewhere, calls, i, last);
     }
     return node;
   }
+
+  // Whether objects of this trie named a state: its nodes then stand for states, not paths.
+  bool names_states() const { return names_states_; }
 
   Ending ending(DynamicId id) const {
     std::lock_guard lock(mutex_);
@@ -358,6 +409,19 @@ class Trie {
     std::vector<const Node*> path;
     path_locked(id, path);
     if (path.empty()) return "a fresh " + target_.name;
+    if (auto it = state_of_.find(id); it != state_of_.end()) {
+      return describe_path_locked(path) + " (state " + it->second->to_string() + ")";
+    }
+    return describe_path_locked(path);
+  }
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return nodes_.size();
+  }
+
+ private:
+  // Requires mutex_: the last calls of a non-empty path, with their outcomes.
+  std::string describe_path_locked(const std::vector<const Node*>& path) const {
     std::string text;
     const std::size_t first = path.size() > kDescribedCalls ? path.size() - kDescribedCalls : 0;
     if (first > 0) text = "... ";
@@ -369,12 +433,7 @@ class Trie {
     }
     return text;
   }
-  std::size_t size() const {
-    std::lock_guard lock(mutex_);
-    return nodes_.size();
-  }
 
- private:
   static SerialOutcome outcome_of(const Node& node) {
     return node.ending == Ending::kBlocked ? std::nullopt : SerialOutcome(node.result);
   }
@@ -383,15 +442,25 @@ class Trie {
                    : node.ending == Ending::kBlocked;
   }
 
+  // The state the object named after calls[index] of the last run, if it returned and named one.
+  static const std::optional<Value>* state_at(const RunGuard& guard, std::size_t index) {
+    return index < guard.states.size() && guard.states[index] ? &guard.states[index] : nullptr;
+  }
+
   // Requires mutex_: adds the node of `call` after `parent` with the outcome a serial run of
-  // `calls` gave it (calls[index] is `call`), and leaves its id in `id`. A node already there
-  // (a run that went on past its call, or another check's on this trie) must have the same
-  // outcome.
+  // `calls` gave it (calls[index] is `call`) and the state its object named then (nullptr:
+  // none), and leaves its id in `id`. `seen_elsewhere`: the run's calls before it are not
+  // `parent`'s path (see Node). A node already there (a run that went on past its call, or
+  // another check's on this trie) must have the same outcome.
   const Node* add_locked(DynamicId parent, CallId call, SerialOutcome outcome,
+                         const std::optional<Value>* state, bool seen_elsewhere,
                          std::span<const Call* const> calls, std::size_t index, DynamicId& id) {
     if (const DynamicId known = children_.find(parent, call); known != 0) {
       id = known;
       if (!same_outcome(nodes_[id], outcome)) {
+        if (seen_elsewhere || nodes_[id].seen_elsewhere) {
+          unfaithful_state(calls, index, outcome_of(nodes_[id]), outcome);
+        }
         not_deterministic(calls, index, outcome_of(nodes_[id]), outcome);
       }
       return &nodes_[id];
@@ -403,9 +472,65 @@ class Trie {
     node.call = call;
     node.ending = outcome ? Ending::kReturned : Ending::kBlocked;
     if (outcome) node.result = std::move(*outcome);
+    node.representative = id;
+    node.seen_elsewhere = seen_elsewhere;
+    if (outcome && state != nullptr) {
+      auto [it, first] = by_state_.try_emplace(**state, id);
+      names_states_ = true;
+      if (first) {
+        state_of_.emplace(id, &it->first);
+      } else {
+        node.representative = it->second;
+        aliases_.try_emplace(it->second, Alias{id, 0});
+        ++counters_->merged;
+      }
+    }
     children_.add(parent, call, id);
     ++counters_->nodes;
     return &node;
+  }
+
+  // When other call sequences reached the state `parent` stands for, runs one of them and then
+  // calls[at] (`parent`'s path, then `call`, is calls[0..at]), and throws UnfaithfulState if
+  // that call's outcome differs from `outcome`, the one after `parent`'s own path; for the
+  // first kProbesPerState runs from the state, then about one run in kStateProbePeriod
+  // (`run_index`: the run's number).
+  void probe_state(DynamicId parent, std::span<const Call* const> calls, std::size_t at,
+                   const Value* expected, const SerialOutcome& outcome, std::uint64_t run_index) {
+    thread_local std::vector<const Call*> other;
+    thread_local std::vector<const Node*> path;
+    thread_local std::vector<SerialOutcome> outcomes;
+    thread_local RunGuard guard;
+    {
+      std::lock_guard lock(mutex_);
+      auto alias = aliases_.find(parent);
+      if (alias == aliases_.end()) return;
+      Alias& other_path = alias->second;
+      if (other_path.probes >= kProbesPerState && run_index % kStateProbePeriod != 0) return;
+      ++other_path.probes;
+      path_locked(other_path.node, path);
+      other.clear();
+      for (const Node* node : path) other.push_back(&calls_[node->call]);
+      other.push_back(calls[at]);
+    }
+    guard.checked_from = path.size();
+    guard.expected.assign(1, expected);
+    std::uint64_t probe_index = 0;
+    const SerialRunEnd end = counted_run(other, guard, outcomes, probe_index);
+    const SerialOutcome there =
+        !end.crash && path.size() < outcomes.size() ? outcomes[path.size()] : std::nullopt;
+    if (there != outcome || end.crash) {
+      std::lock_guard lock(mutex_);
+      const auto state = state_of_.find(parent);
+      throw UnfaithfulState(
+          "target '" + target_.name + "': its state function tells apart too little: after " +
+          calls_text(calls.first(at)) + " and after " +
+          calls_text(std::span<const Call* const>(other).first(path.size())) + " the state is " +
+          (state != state_of_.end() ? state->second->to_string() : std::string("the same")) +
+          ", but then " + calls[at]->to_string() + " " + outcome_text(outcome) +
+          " after the first and " +
+          (end.crash ? "crashed (" + *end.crash + ")" : outcome_text(there)) + " after the second");
+    }
   }
 
   // A serial run of `calls`, counted in the target's counters; `run_index` is its number among
@@ -466,6 +591,18 @@ class Trie {
     std::reverse(path.begin(), path.end());
   }
 
+  // A node seen after another call sequence than its path (Node::seen_elsewhere) disagrees with
+  // a run of its path.
+  [[noreturn]] void unfaithful_state(std::span<const Call* const> calls, std::size_t index,
+                                     const SerialOutcome& before, const SerialOutcome& now) const {
+    throw UnfaithfulState("target '" + target_.name +
+                          "': its state function tells apart too little, or the object is not "
+                          "deterministic: after " +
+                          calls_text(calls.first(index)) + ", " + calls[index]->to_string() + " " +
+                          outcome_text(now) + ", but " + outcome_text(before) +
+                          " after other calls that reached the same state");
+  }
+
   [[noreturn]] void not_deterministic(std::span<const Call* const> calls, std::size_t index,
                                       const SerialOutcome& before, const SerialOutcome& now) const {
     throw NotDeterministic("target '" + target_.name +
@@ -478,10 +615,21 @@ class Trie {
   const Target& target_;
   mutable std::mutex mutex_;
   std::atomic<bool> speculate_{true};
+  std::atomic<bool> names_states_{false};
   std::unordered_map<Call, CallId, CallHash> call_ids_;
   std::deque<Call> calls_;  // by CallId
   std::deque<Node> nodes_;  // node 0: nothing run yet
   ChildTable children_;
+  // The states objects named (Binding::state), each with the first node that reached it; the
+  // reverse (keys of by_state_ stay put); and a node of each state reached more than once that
+  // is not its representative, for probe_state().
+  std::unordered_map<Value, DynamicId, history::ValueHash> by_state_;
+  std::unordered_map<DynamicId, const Value*> state_of_;
+  struct Alias {
+    DynamicId node = 0;
+    std::uint32_t probes = 0;  // runs from the state made again after `node`'s calls
+  };
+  std::unordered_map<DynamicId, Alias> aliases_;
   std::shared_ptr<Counters> counters_;
 };
 
@@ -535,6 +683,8 @@ struct SerialOp {
   CallId call = 0;  // in the model's trie
   Expect expect = Expect::kAnything;
   Value result;
+  // Where the calls after it start in its history's returned calls (SerialModel::history_calls_).
+  std::size_t position = 0;
 };
 
 class SerialModel final : public spec::DynamicModel {
@@ -565,7 +715,16 @@ class SerialModel final : public spec::DynamicModel {
         {
           std::lock_guard lock(mutex_);
           upcoming.clear();
-          if (history_calls_.size() <= kSpeculatedHistoryCalls) upcoming = history_calls_;
+          if (trie_->names_states()) {
+            // States merge, so long histories no longer multiply the orders: the calls after
+            // this op's in the history, whatever its length.
+            const std::size_t after = std::min(op.position, history_calls_.size());
+            const std::size_t end = std::min(after + kSpeculatedCalls, history_calls_.size());
+            upcoming.assign(history_calls_.begin() + static_cast<std::ptrdiff_t>(after),
+                            history_calls_.begin() + static_cast<std::ptrdiff_t>(end));
+          } else if (history_calls_.size() <= kSpeculatedHistoryCalls) {
+            upcoming = history_calls_;
+          }
         }
         const Value* expected = op.expect == SerialOp::Expect::kResult ? &op.result : nullptr;
         node = trie_->extend(state, op.call, expected, upcoming, next);
@@ -582,7 +741,7 @@ class SerialModel final : public spec::DynamicModel {
         if (node->ending != Ending::kBlocked) return false;
         break;
     }
-    state = next;
+    state = node->representative;  // equal states are one state (Binding::state)
     return true;
   }
 
@@ -623,10 +782,11 @@ class SerialModel final : public spec::DynamicModel {
     // Speculated calls are those that returned concurrently: a pending or blocked call may
     // block serially too, and a run would wait for it at every new node.
     ops_.push_back(std::move(op));
-    const SerialOp& added = ops_.back();  // never moves: a deque's elements stay put
+    SerialOp& added = ops_.back();  // never moves: a deque's elements stay put
     if (added.expect == SerialOp::Expect::kResult) {
       history_calls_.push_back({added.call, &added.result});
     }
+    added.position = history_calls_.size();
     return static_cast<DynamicId>(ops_.size() - 1);
   }
   // The reference stays valid while more are added (a deque's elements do not move).
@@ -708,7 +868,8 @@ SerialSpecStats serial_spec_stats(std::string_view target_name) {
   auto it = t.by_name.find(target_name);
   if (it == t.by_name.end()) return {};
   const Counters& counters = *it->second.counters;
-  return {counters.nodes.load(), counters.serial_runs.load(), counters.serial_calls.load()};
+  return {counters.nodes.load(), counters.serial_runs.load(), counters.serial_calls.load(),
+          counters.merged.load()};
 }
 
 void reset_serial_spec(std::string_view target_name) {

@@ -25,13 +25,28 @@
 // Serial outcomes are memoized in a trie per target and thread, shared by every check the thread
 // makes, so workloads that share prefixes share serial runs. A node the trie lacks costs one
 // serial run of its whole call sequence, which goes on with the checked history's other returned
-// calls (up to 16, in histories of up to 64 returned calls) while each returns what the history
-// says, and adds their nodes too, since a search mostly goes on down that path; a crash in those
+// calls (up to 16, in histories of up to 64 returned calls; when states merge, see below, the 16
+// after the call's own in any history) while each returns what the history says, and adds their
+// nodes too, since a search mostly goes on down that path; a crash in those
 // extra calls is no failure (the run is made again without them). A run re-checks the outcomes
 // of the prefix recorded in the trie, about one run in 256 (each target's first) is made twice,
 // and a different outcome for the same prefix and call (the object is not deterministic) throws
 // NotDeterministic, a one-line std::invalid_argument naming the calls and both outcomes: such an
 // object has no serial specification, and its verdicts would mean nothing.
+//
+// States: when the target's binding names the object's abstract state (Binding::state, e.g. a
+// set's keys), two call sequences whose objects end in equal states are one state of the model:
+// the node reached second stands for the first (its representative), a search steps from the
+// representative, and its memo merges them, as a written model's equal states merge. Without
+// that, every order of the same calls is a state of its own, and a long history's search is
+// exponential in its overlapping calls. The binding promises that equal states answer every
+// later call sequence alike. That promise is checked where it is cheap: the first two serial
+// runs from a merged state, and about one in eight after, are made again after another call
+// sequence that reached it, and a run that goes on past a merged call continues from the
+// representative, whose nodes it then re-checks;
+// UnfaithfulState reports the two call sequences and the call that told them apart. A state
+// function can still tell apart too little where no run compares (another of a state's call
+// sequences, a call never made from it); then a verdict can be wrong, as with a wrong model.
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
 // during which its run passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts
@@ -69,6 +84,14 @@ class NotDeterministic : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Two call sequences whose objects named equal states (Binding::state) answered a call
+// differently: the state function tells apart too little. A NotDeterministic, since it too means
+// that the serial specification as bound cannot be trusted; caught where that is.
+class UnfaithfulState : public NotDeterministic {
+ public:
+  using NotDeterministic::NotDeterministic;
+};
+
 // Registers the model name "serial" (spec/dynamic_model.h). Idempotent; done at static
 // initialization, and again (harmlessly) by find().
 void register_serial_spec();
@@ -84,11 +107,12 @@ Target with_serial_spec(const Target& target);
 // What the serial specification of a target has cost in this process, over all its tries (a full
 // trie is replaced by an empty one, and each thread has its own): nodes (each a call sequence,
 // counted once per trie that has it), serial runs (each adds one or more nodes) and the calls
-// they made.
+// they made, and the nodes whose state an earlier node had reached (Binding::state).
 struct SerialSpecStats {
   std::uint64_t nodes = 0;
   std::uint64_t serial_runs = 0;
   std::uint64_t serial_calls = 0;  // calls the object got in those runs
+  std::uint64_t merged_nodes = 0;
 };
 SerialSpecStats serial_spec_stats(std::string_view target_name);
 // Forgets the target's trie (the next check starts from nothing); for benches.

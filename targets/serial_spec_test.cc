@@ -8,15 +8,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 
 #include "detect/checker.h"
 #include "detect/driver.h"
+#include "detect/witness.h"
 #include "dpct/executor.h"
 #include "dpct/random_scheduler.h"
 #include "history/history.h"
 #include "linfault/target.h"
+#include "spec/dynamic_model.h"
+#include "spec/model_params.h"
+#include "targets/lists.h"
 
 namespace linfault::targets {
 namespace {
@@ -167,6 +172,46 @@ LINFAULT_REGISTER_TARGET([] {
   t.model = "serial";
   t.operations = {{"number", no_arguments(), "number() -> n"}};
   t.factory = Binding<Numbered>().method("number", &Numbered::number).factory();
+  return t;
+});
+
+// A counter whose binding names a state that tells nothing apart: every counter is "0".
+class Counter {
+ public:
+  void inc() { value_.fetch_add(1); }
+  std::int64_t get() { return value_.load(); }
+
+ private:
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_forgetful_counter";
+  t.model = "serial";
+  t.operations = {{"inc", no_arguments(), "inc()"}, {"get", no_arguments(), "get() -> n"}};
+  t.factory = Binding<Counter>()
+                  .method("inc", &Counter::inc)
+                  .method("get", &Counter::get)
+                  .state([](Counter&) { return 0; })
+                  .factory();
+  return t;
+});
+
+// lf_list_buggy bound without naming its state, so that its serial specification tells every
+// order of its calls apart.
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_stateless_list";
+  t.model = "set";
+  t.bug_expected = true;
+  t.operations = find("lf_list_buggy").operations;
+  t.factory = Binding<LockFreeList>(
+                  [] { return std::make_unique<LockFreeList>(LockFreeList::Mark::kBookErrata); })
+                  .method("add", &LockFreeList::add)
+                  .method("remove", &LockFreeList::remove)
+                  .method("contains", &LockFreeList::contains)
+                  .factory();
   return t;
 });
 
@@ -351,7 +396,7 @@ TEST(SerialSpecTest, AgreesWithTheWrittenModelOverACampaign) {
   options.seed = 11;
   options.scheduler = detect::SchedulerKind::kRandom;
   options.shapes = detect::ShapeMix::kEven;
-  const Target& target = find("lf_list_buggy");
+  const Target& target = find("serial_spec_test_stateless_list");
   reset_serial_spec(target.name);
   const detect::DetectionReport written = detect::run_detection(target, options);
   const detect::DetectionReport serial = detect::run_detection(with_serial_spec(target), options);
@@ -363,6 +408,121 @@ TEST(SerialSpecTest, AgreesWithTheWrittenModelOverACampaign) {
   EXPECT_GE(stats.serial_calls, stats.nodes);
   // A run goes on with the history's next calls, so it makes several nodes.
   EXPECT_LT(2 * stats.serial_runs, stats.nodes);
+  EXPECT_EQ(stats.merged_nodes, 0u);  // no state named
+}
+
+// The verdict of every history, by seed.
+std::map<std::uint64_t, Result> verdicts(const Target& target, detect::DriverOptions options) {
+  std::map<std::uint64_t, Result> by_seed;
+  options.on_result = [&by_seed](const detect::DetectionReport&, detect::HistoryResult& result) {
+    by_seed[result.seed] = result.result;
+  };
+  detect::run_detection(target, options);
+  return by_seed;
+}
+
+TEST(SerialSpecTest, EqualStatesMergeAndEveryVerdictStaysTheWrittenModels) {
+  detect::DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 8;
+  options.histories = 1000;
+  options.seed = 5;
+  options.scheduler = detect::SchedulerKind::kRandom;
+  options.shapes = detect::ShapeMix::kEven;
+  const Target& named = find("lf_list_buggy");  // its binding names the set's keys
+  const Target& unnamed = find("serial_spec_test_stateless_list");
+  reset_serial_spec(named.name);
+  reset_serial_spec(unnamed.name);
+  const std::map<std::uint64_t, Result> written = verdicts(named, options);
+  const std::map<std::uint64_t, Result> merged = verdicts(with_serial_spec(named), options);
+  const std::map<std::uint64_t, Result> apart = verdicts(with_serial_spec(unnamed), options);
+  EXPECT_EQ(merged, written);
+  EXPECT_EQ(apart, written);
+  EXPECT_GT(std::count_if(written.begin(), written.end(),
+                          [](const auto& entry) { return entry.second == Result::kViolation; }),
+            10);
+  const SerialSpecStats with_states = serial_spec_stats(named.name);
+  const SerialSpecStats without = serial_spec_stats(unnamed.name);
+  EXPECT_GT(with_states.merged_nodes, 0u);
+  // Five keys make 32 states: the orders of the calls no longer multiply the nodes.
+  EXPECT_LT(4 * with_states.nodes, without.nodes);
+  EXPECT_LT(2 * with_states.serial_runs, without.serial_runs);
+}
+
+TEST(SerialSpecTest, LongHistoriesAreDecidedOnceStatesMerge) {
+  // 2 x 40: telling every order apart, such histories often end unknown (the time limit).
+  detect::DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 40;
+  options.histories = 40;
+  options.seed = 3;
+  options.scheduler = detect::SchedulerKind::kRandom;
+  options.shapes = detect::ShapeMix::kEven;
+  options.check_timeout_seconds = 5;
+  const Target& target = find("lf_list_buggy");
+  const std::map<std::uint64_t, Result> written = verdicts(target, options);
+  EXPECT_EQ(verdicts(with_serial_spec(target), options), written);
+}
+
+// The message of the UnfaithfulState that checking `h` against `model` throws ("" and a test
+// failure when it throws none).
+std::string unfaithful_state_message(const std::string& model, const history::History& h) {
+  try {
+    check(model, h);
+  } catch (const UnfaithfulState& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "the state function's fault went unreported";
+  return "";
+}
+
+// inc() changes the count, but the forgetful counter's state says it did not.
+TEST(SerialSpecTest, AStateThatTellsApartTooLittleIsReportedWhereARunGoesOnFromIt) {
+  // The serial run for the first inc() goes on with the history's next calls: after inc() and
+  // after inc(); get(); inc() the state is "0", so the second get() is looked up under the
+  // first's node, which says 1, not the 2 the run got.
+  HistoryBuilder b("forgetful");
+  b.call(0, {"inc", {}}, Value());
+  b.call(0, {"get", {}}, 1);
+  b.call(0, {"inc", {}}, Value());
+  b.call(0, {"get", {}}, 2);
+  reset_serial_spec("serial_spec_test_forgetful_counter");
+  const std::string message = unfaithful_state_message(
+      serial_spec_of("serial_spec_test_forgetful_counter"), std::move(b).build());
+  EXPECT_THAT(message, HasSubstr("its state function tells apart too little"));
+  EXPECT_THAT(message, HasSubstr("get()"));
+}
+
+TEST(SerialSpecTest, AStateThatTellsApartTooLittleIsReportedWhenACallIsMadeFromIt) {
+  // The first history leaves inc() and inc(); inc() in the trie, both named "0". The second's
+  // get() is then run after inc() alone (1), and made after inc(); inc() too, it returns 2.
+  reset_serial_spec("serial_spec_test_forgetful_counter");
+  const std::string spec = serial_spec_of("serial_spec_test_forgetful_counter");
+  HistoryBuilder first("two incs");
+  first.call(0, {"inc", {}}, Value());
+  first.call(0, {"inc", {}}, Value());
+  EXPECT_EQ(check(spec, std::move(first).build()).result, Result::kLinearizable);
+  HistoryBuilder second("inc, get");
+  second.call(0, {"inc", {}}, Value());
+  second.call(0, {"get", {}}, 1);
+  const std::string message = unfaithful_state_message(spec, std::move(second).build());
+  EXPECT_THAT(message, HasSubstr("after inc() and after inc(); inc() the state is 0"));
+  EXPECT_THAT(message, HasSubstr("get() returned 1 after the first and returned 2"));
+}
+
+TEST(SerialSpecTest, AStateIsDescribedWithTheStateItsObjectNamed) {
+  // add(3) -> true again after add(3); add(1): the witness check names the set's keys.
+  HistoryBuilder b("add twice");
+  b.call(0, {"add", {3}}, true);
+  b.call(0, {"add", {1}}, true);
+  b.call(0, {"add", {3}}, true);
+  const history::History h = std::move(b).build();
+  reset_serial_spec("lf_list_buggy");  // the first path to reach a state describes it
+  const std::optional<spec::ErasedModel> model =
+      spec::make_dynamic_model(spec::parse_model_spec(serial_spec_of("lf_list_buggy")));
+  ASSERT_TRUE(model.has_value());
+  EXPECT_THAT(detect::validate_witness(*model, h, {0, 1, 2}).value_or(""),
+              HasSubstr("in state add(3) -> true; add(1) -> true (state [1 3])"));
 }
 
 TEST(SerialSpecTest, DetectionCatchesTheLeakedLockByTheStuckRuleOfTheWrittenModel) {

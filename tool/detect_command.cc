@@ -235,7 +235,9 @@ void run_detect(const DetectArguments& args) {
       // shared by every history it checks, and replaced by an empty one when full).
       const targets::SerialSpecStats serial = targets::serial_spec_stats(target.name);
       text << "serial spec:        " << serial.serial_runs << " serial runs (" << serial.nodes
-           << " trie nodes, " << serial.serial_calls << " calls), " << std::setprecision(2)
+           << " trie nodes";
+      if (serial.merged_nodes > 0) text << ", " << serial.merged_nodes << " merged by state";
+      text << ", " << serial.serial_calls << " calls), " << std::setprecision(2)
            << static_cast<double>(serial.serial_runs) /
                   static_cast<double>(std::max<std::uint64_t>(report.done, 1))
            << " per history\n";

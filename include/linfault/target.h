@@ -4,9 +4,11 @@
 // stack, deque, register, cas-register, kv, priorityqueue, counter, snapshot, or a model of your
 // own, <linfault/model.h>) with generators for its operations' arguments. With `t.model =
 // "serial"` it needs no model at all: its own serial runs are the specification (Line-Up,
-// docs/serial-spec.md), as `--spec serial` makes them for any target. Register it once, in a source of a linfault_add_target() library,
-// and every command of your tool (linfault_add_tool), the GoogleTest check (<linfault/gtest.h>)
-// and generated repros know it by name:
+// docs/serial-spec.md), as `--spec serial` makes them for any target; a binding that names the
+// object's state (`.state(&Counter::get)`: equal states answer every later call alike) lets those
+// checks merge equal states, which long histories need. Register it once, in a source of a
+// linfault_add_target() library, and every command of your tool (linfault_add_tool), the
+// GoogleTest check (<linfault/gtest.h>) and generated repros know it by name:
 //
 //   #include <linfault/target.h>
 //

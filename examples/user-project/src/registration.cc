@@ -260,7 +260,9 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 // The ticket counters have no written model at all: t.model = "serial" makes each one's own
-// serial runs (every call on one thread, a fresh counter per run) the specification.
+// serial runs (every call on one thread, a fresh counter per run) the specification. Their state
+// is their total (Binding::state): counters with equal totals answer alike, so the checks treat
+// every order of calls that reaches a total as one state.
 namespace {
 
 template <class Counter>
@@ -271,6 +273,7 @@ linfault::Target ticket_counter(std::string name, bool bug_expected, std::string
   t.factory = linfault::Binding<Counter>()
                   .method("add_and_get", &Counter::add_and_get)
                   .method("get", &Counter::get)
+                  .state(&Counter::get)
                   .factory();
   return t;
 }
@@ -302,6 +305,7 @@ linfault::Target max_register(std::string name, bool bug_expected, std::string d
   t.factory = linfault::Binding<Register>()
                   .method("write_max", &Register::write_max)
                   .method("read", &Register::read)
+                  .state(&Register::read)  // the maximum is all it remembers
                   .factory();
   return t;
 }
@@ -372,6 +376,7 @@ linfault::Target permits(std::string name, bool bug_expected, std::string descri
                   .method("try_acquire", &Permits::try_acquire)
                   .method("release", &Permits::release)
                   .method("available", &Permits::available)
+                  .state(&Permits::available)
                   .factory();
   return t;
 }
@@ -483,6 +488,7 @@ linfault::Target min_max(std::string name, bool bug_expected, std::string descri
   t.factory = linfault::Binding<Bounds>()
                   .method("record", &Bounds::record)
                   .method("bounds", &Bounds::bounds)
+                  .state(&Bounds::bounds)  // the minimum and the maximum
                   .factory();
   return t;
 }
