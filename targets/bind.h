@@ -19,11 +19,12 @@
 // (t.model = "serial", docs/serial-spec.md): fn is a member function taking no argument, or a
 // callable taking `T&`, and returns any result type above. Its contract: two objects whose states
 // are equal answer every later sequence of calls alike (a set's keys, a queue's items in order, a
-// counter's total). The serial specification then treats call sequences that reach equal states
-// as one state, as a written model's states are, instead of telling every order of the calls
-// apart: long histories are checked in a fraction of the serial runs and search steps. A state
-// function that tells apart too little (equal states that then answer differently) is reported
-// where serial runs show it; targets/serial_spec.h says where they look.
+// counter's total); it returns without waiting and leaves the object as it is. The serial
+// specification then treats call sequences that reach equal states as one state, as a written
+// model's states are, instead of telling every order of the calls apart: long histories are checked
+// in a fraction of the serial runs and search steps. A state function that tells apart too little
+// (equal states that then answer differently) is reported where serial runs show it;
+// targets/serial_spec.h says where they look.
 //
 // Errors are std::invalid_argument with a one-line message: an unknown method (listing the
 // bound ones), a wrong argument count, an argument of the wrong kind or out of range. The bound
@@ -270,6 +271,8 @@ class Binding {
 
   template <class Fn>
   Binding& set_state(Fn fn) {
+    static_assert(!std::is_void_v<std::invoke_result_t<Fn&, T&>>,
+                  "targets::Binding::state: the state function must return the state");
     if (state_) throw std::invalid_argument("the object's state is named twice");
     state_ = [fn = std::move(fn)](T& object) {
       return bind_detail::to_value(std::invoke(fn, object));

@@ -8,6 +8,20 @@ namespace linfault::targets {
 namespace {
 constexpr std::int64_t kMinKey = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMaxKey = std::numeric_limits<std::int64_t>::max();
+
+// The ListState of a list whose first node is `head` (a sentinel): `next(node)` is the node after
+// it, `removed(node)` whether it is marked removed; the tail sentinel holds kMaxKey.
+template <class Node, class Next, class Removed>
+ListState state_of(Node* head, Next next, Removed removed) {
+  ListState state;
+  for (Node* node = next(head); node->key != kMaxKey; node = next(node)) {
+    (removed(node) ? state.second : state.first).push_back(node->key);
+  }
+  return state;
+}
+
+ListNode* next_of(ListNode* node) { return node->next.load(); }
+bool never_marked(ListNode*) { return false; }
 }  // namespace
 
 void check_list_key(std::int64_t key) {
@@ -98,6 +112,12 @@ bool LockFreeList::contains(std::int64_t key) {
   return curr->key == key && !curr->next.load().marked();
 }
 
+ListState LockFreeList::state() {
+  return state_of(
+      head_, [](Node* node) { return node->next.load().ref(); },
+      [](Node* node) { return node->next.load().marked(); });
+}
+
 // ---------------------------------------------------------------------------------------------
 // BugUnknownList1
 
@@ -155,6 +175,12 @@ bool BugUnknownList1::contains(std::int64_t key) {
   return curr->key == key && !curr->next.load().marked();
 }
 
+ListState BugUnknownList1::state() {
+  return state_of(
+      head_, [](Node* node) { return node->next.load().ref(); },
+      [](Node* node) { return node->next.load().marked(); });
+}
+
 // ---------------------------------------------------------------------------------------------
 // SimpleList
 
@@ -199,6 +225,8 @@ bool SimpleList::contains(std::int64_t key) {
   return curr->key == key;
 }
 
+ListState SimpleList::state() { return state_of(head_, next_of, never_marked); }
+
 // ---------------------------------------------------------------------------------------------
 // UnsafeSizeList
 
@@ -242,6 +270,8 @@ bool UnsafeSizeList::contains(std::int64_t key) {
   while (curr->key < key) curr = curr->next.load();
   return curr->key == key;
 }
+
+ListState UnsafeSizeList::state() { return state_of(head_, next_of, never_marked); }
 
 std::int64_t UnsafeSizeList::size() {
   std::int64_t count = 0;
@@ -293,6 +323,8 @@ bool OptimisticUnlockedList::contains(std::int64_t key) {
   check_list_key(key);
   return locate(key).curr->key == key;
 }
+
+ListState OptimisticUnlockedList::state() { return state_of(head_, next_of, never_marked); }
 
 // ---------------------------------------------------------------------------------------------
 // BugUnknownList4
@@ -356,6 +388,12 @@ bool BugUnknownList4::contains(std::int64_t key) {
   check_list_key(key);
   Node* curr = locate(key).curr;
   return curr->key == key && !curr->marked.load();
+}
+
+ListState BugUnknownList4::state() {
+  return state_of(
+      head_, [](Node* node) { return node->next.load(); },
+      [](Node* node) { return node->marked.load(); });
 }
 
 }  // namespace linfault::targets

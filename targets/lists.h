@@ -23,6 +23,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dpct/shared.h"
 #include "targets/arena.h"
@@ -31,6 +33,12 @@ namespace linfault::targets {
 
 // Throws std::invalid_argument when `key` collides with a sentinel.
 void check_list_key(std::int64_t key);
+
+// A list's state for the serial specification (targets::Binding::state): the keys of its nodes
+// between the sentinels, in list order, those not removed first, then those marked removed but
+// still linked. Equal states answer every later call alike (the lists are deterministic and
+// their nodes' addresses never reach a result).
+using ListState = std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>;
 
 // A pointer and a boolean mark changed together by one atomic step (Java's
 // AtomicMarkableReference): the mark is the low bit of the pointer, so a (ref, mark) CAS is one
@@ -64,6 +72,7 @@ class LockFreeList {
   bool add(std::int64_t key);
   bool remove(std::int64_t key);
   bool contains(std::int64_t key);
+  ListState state();
 
  private:
   struct Node;
@@ -100,6 +109,7 @@ class BugUnknownList1 {
   // Not in the prototype: a plain traversal that reports an unmarked node with the key, added so
   // that reveals (Pr) can observe membership.
   bool contains(std::int64_t key);
+  ListState state();
 
  private:
   struct Node;
@@ -137,6 +147,7 @@ class SimpleList {
   bool add(std::int64_t key);
   bool remove(std::int64_t key);
   bool contains(std::int64_t key);
+  ListState state();
 
  private:
   NodeArena<ListNode> arena_;
@@ -154,6 +165,7 @@ class UnsafeSizeList {
   bool add(std::int64_t key);
   bool remove(std::int64_t key);
   bool contains(std::int64_t key);
+  ListState state();
   std::int64_t size();
 
  private:
@@ -179,6 +191,7 @@ class OptimisticUnlockedList {
   bool add(std::int64_t key);
   bool remove(std::int64_t key);
   bool contains(std::int64_t key);  // the prototype's `contain`: locate, compare, no lock
+  ListState state();
 
  private:
   struct Window {
@@ -205,6 +218,7 @@ class BugUnknownList4 {
   bool remove(std::int64_t key);
   // Not in the prototype: the lazy list's traversal (key found and not marked), for reveals.
   bool contains(std::int64_t key);
+  ListState state();
 
  private:
   struct Node {

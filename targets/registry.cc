@@ -50,24 +50,15 @@ std::vector<OperationSpec> collection_operations(const std::string& insert,
           {extract, no_arguments(), extract + "() -> value | nil"}};
 }
 
-// A set's state is its keys: its generators draw keys in 0..kMaxKey only, and contains() reads
-// them (for `--spec serial`, which then merges the orders of calls that leave the same keys).
-template <class T>
-std::vector<std::int64_t> set_keys(T& set) {
-  std::vector<std::int64_t> keys;
-  for (std::int64_t key = 0; key <= kMaxKey; ++key) {
-    if (set.contains(key)) keys.push_back(key);
-  }
-  return keys;
-}
-
+// A list names its state, its nodes' keys (targets/lists.h: ListState), so that `--spec serial`
+// merges the orders of calls that leave the same list.
 template <class T>
 dpct::ObjectFactory set_factory(std::function<std::unique_ptr<T>()> make) {
   return Binding<T>(std::move(make))
       .method("add", &T::add)
       .method("remove", &T::remove)
       .method("contains", &T::contains)
-      .state(set_keys<T>)
+      .state(&T::state)
       .factory();
 }
 
@@ -133,7 +124,7 @@ std::vector<Target> build() {
                      .method("remove", &UnsafeSizeList::remove)
                      .method("contains", &UnsafeSizeList::contains)
                      .method("size", &UnsafeSizeList::size)
-                     .state(set_keys<UnsafeSizeList>)
+                     .state(&UnsafeSizeList::state)
                      .factory(),
       .known_scenarios = {{"Ps = add(1), add(5); size() || [add(0); remove(5)]: size returns 1",
                            1,

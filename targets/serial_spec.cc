@@ -114,6 +114,7 @@ struct RunGuard {
   bool stopped = false;
   // The object's state after each call it got and returned from, when it names one.
   std::vector<std::optional<Value>> states;
+  bool in_state = false;  // the state function is running (it did not return if the run ended)
 };
 
 class GuardedObject final : public dpct::ObjectUnderTest {
@@ -139,7 +140,10 @@ class GuardedObject final : public dpct::ObjectUnderTest {
  private:
   std::optional<Value> state_after(const Call& call) {
     try {
-      return object_->state();
+      guard_.in_state = true;
+      std::optional<Value> state = object_->state();
+      guard_.in_state = false;
+      return state;
     } catch (const std::exception& e) {
       throw std::runtime_error("the state function threw after " + call.to_string() + ": " +
                                e.what());
@@ -173,10 +177,19 @@ SerialRunEnd run_serially(const Target& target, std::span<const Call* const> cal
   guard.made = 0;
   guard.stopped = false;
   guard.states.clear();
+  guard.in_state = false;
   const dpct::ObjectFactory guarded = [&target, &guard] {
     return std::make_unique<GuardedObject>(target.factory(), guard);
   };
   dpct::Run run = executor.execute(guarded, workload, scheduler, options);
+  if (guard.in_state && run.outcome != dpct::RunOutcome::kCrash) {
+    // A state function that waits would make its call look blocked.
+    const std::string message = std::move(run.message);
+    executor.recycle(std::move(run));
+    throw std::invalid_argument("target '" + target.name +
+                                "': its state function did not return (" + message +
+                                "): it must return without waiting");
+  }
   outcomes.clear();
   for (const history::Operation& op : run.history.operations()) {
     if (outcomes.size() == guard.made) break;  // the rest were not made
@@ -308,10 +321,11 @@ class Trie {
   // a call changes its outcome); a run that crashes in them is run again without them, so that a
   // crash means what it meant before. One that reaches the step cap in them turns them off for
   // this trie: that costs a million steps a time.
-  // When the trie merges states (names_states()), `upcoming` must be the calls after `call`'s op
-  // in the history instead, all of which the run goes on with.
+  // With `after_call` (the trie merges states: names_states()), `upcoming` are instead the calls
+  // after `call`'s op in the history, and the run goes on with the first kSpeculatedCalls: the
+  // path is then a representative's, not the calls the search took.
   const Node* extend(DynamicId parent, CallId call, const Value* expected,
-                     std::span<const Upcoming> upcoming, DynamicId& id) {
+                     std::span<const Upcoming> upcoming, bool after_call, DynamicId& id) {
     // The path's calls and nodes, collected under the lock and read after it.
     thread_local std::vector<const Call*> calls;
     thread_local std::vector<const Node*> path;
@@ -327,9 +341,7 @@ class Trie {
       path_locked(parent, path);
       speculated.clear();
       if (speculate_ && expected != nullptr) {
-        if (names_states_) {
-          // `upcoming` are the calls after `call`'s in the history; the path is the
-          // representative's, not the calls the search took.
+        if (after_call) {
           speculated.assign(upcoming.begin(),
                             upcoming.begin() + std::min(upcoming.size(), kSpeculatedCalls));
         } else {
@@ -481,7 +493,8 @@ class Trie {
         state_of_.emplace(id, &it->first);
       } else {
         node.representative = it->second;
-        aliases_.try_emplace(it->second, Alias{id, 0});
+        // The newest call sequence of the state is the one probe_state() compares next.
+        aliases_.insert_or_assign(it->second, Alias{id, 0});
         ++counters_->merged;
       }
     }
@@ -712,10 +725,11 @@ class SerialModel final : public spec::DynamicModel {
         return false;
       case Trie::Found::kNotYet: {
         thread_local std::vector<Upcoming> upcoming;
+        const bool after_call = trie_->names_states();
         {
           std::lock_guard lock(mutex_);
           upcoming.clear();
-          if (trie_->names_states()) {
+          if (after_call) {
             // States merge, so long histories no longer multiply the orders: the calls after
             // this op's in the history, whatever its length.
             const std::size_t after = std::min(op.position, history_calls_.size());
@@ -727,7 +741,7 @@ class SerialModel final : public spec::DynamicModel {
           }
         }
         const Value* expected = op.expect == SerialOp::Expect::kResult ? &op.result : nullptr;
-        node = trie_->extend(state, op.call, expected, upcoming, next);
+        node = trie_->extend(state, op.call, expected, upcoming, after_call, next);
         break;
       }
     }

@@ -41,9 +41,9 @@
 // that, every order of the same calls is a state of its own, and a long history's search is
 // exponential in its overlapping calls. The binding promises that equal states answer every
 // later call sequence alike. That promise is checked where it is cheap: the first two serial
-// runs from a merged state, and about one in eight after, are made again after another call
-// sequence that reached it, and a run that goes on past a merged call continues from the
-// representative, whose nodes it then re-checks;
+// runs from a merged state after each new call sequence reached it, and about one in eight
+// after, are made again after the newest such sequence, and a run that goes on past a merged
+// call continues from the representative, whose nodes it then re-checks;
 // UnfaithfulState reports the two call sequences and the call that told them apart. A state
 // function can still tell apart too little where no run compares (another of a state's call
 // sequences, a call never made from it); then a verdict can be wrong, as with a wrong model.
@@ -54,7 +54,9 @@
 // of deadlocked runs get Line-Up's rule (detect::CheckOptions::stuck).
 //
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
-// Ps, not necessarily the shortest); there is no reveal().
+// Ps, not necessarily the shortest; for a merged state, the call sequence that first reached
+// it); there is no reveal(). The state function is asked between calls, and must return without
+// waiting (one that blocks is a one-line std::invalid_argument) and leave the object as it is.
 //
 // Thread-safety: every thread checks against its own trie of the target (a model made on one
 // thread and used on another still works: the trie is locked); serial runs happen outside the

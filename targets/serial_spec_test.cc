@@ -198,6 +198,41 @@ LINFAULT_REGISTER_TARGET([] {
   return t;
 });
 
+// hold() keeps the lock; its state function takes the lock, so after hold() it waits forever.
+class Holder {
+ public:
+  void hold() { mutex_.lock(); }
+  std::int64_t total() {
+    linfault::LockGuard guard(mutex_);
+    return value_.load();
+  }
+
+ private:
+  linfault::Mutex mutex_;
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_waiting_state";
+  t.model = "serial";
+  t.operations = {{"hold", no_arguments(), "hold()"}};
+  t.factory = Binding<Holder>().method("hold", &Holder::hold).state(&Holder::total).factory();
+  return t;
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_throwing_state";
+  t.model = "serial";
+  t.operations = {{"inc", no_arguments(), "inc()"}};
+  t.factory = Binding<Counter>()
+                  .method("inc", &Counter::inc)
+                  .state([](Counter&) -> std::int64_t { throw std::runtime_error("no state"); })
+                  .factory();
+  return t;
+});
+
 // lf_list_buggy bound without naming its state, so that its serial specification tells every
 // order of its calls apart.
 LINFAULT_REGISTER_TARGET([] {
@@ -454,11 +489,13 @@ TEST(SerialSpecTest, LongHistoriesAreDecidedOnceStatesMerge) {
   detect::DriverOptions options;
   options.threads = 2;
   options.ops_per_thread = 40;
-  options.histories = 40;
+  options.histories = 20;
   options.seed = 3;
   options.scheduler = detect::SchedulerKind::kRandom;
   options.shapes = detect::ShapeMix::kEven;
-  options.check_timeout_seconds = 5;
+  // Milliseconds each once states merge; the limit only keeps a regression from running for
+  // hours (its histories would then end unknown, and differ from the model's verdicts).
+  options.check_timeout_seconds = 30;
   const Target& target = find("lf_list_buggy");
   const std::map<std::uint64_t, Result> written = verdicts(target, options);
   EXPECT_EQ(verdicts(with_serial_spec(target), options), written);
@@ -510,6 +547,38 @@ TEST(SerialSpecTest, AStateThatTellsApartTooLittleIsReportedWhenACallIsMadeFromI
   EXPECT_THAT(message, HasSubstr("get() returned 1 after the first and returned 2"));
 }
 
+TEST(SerialSpecTest, AStateFunctionThatWaitsOrThrowsIsReportedNotTakenForABlockedCall) {
+  // Taken for a blocked hold(), the wait would make this sequential history a violation.
+  HistoryBuilder held("hold");
+  held.call(0, {"hold", {}}, Value());
+  try {
+    check(serial_spec_of("serial_spec_test_waiting_state"), std::move(held).build());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'serial_spec_test_waiting_state': its state function did not "
+                                    "return"));
+  }
+  HistoryBuilder counted("inc");
+  counted.call(0, {"inc", {}}, Value());
+  try {
+    check(serial_spec_of("serial_spec_test_throwing_state"), std::move(counted).build());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the state function threw after inc(): no state"));
+  }
+}
+
+TEST(SerialSpecTest, ListsNameEveryKeyTheyHoldNotOnlyTheGeneratedOnes) {
+  // add(7) leaves a list other than the empty one, though the generators draw keys 0..4 only.
+  HistoryBuilder b("key 7");
+  b.call(0, {"contains", {7}}, false);
+  b.invoke(1, {"add", {7}});
+  b.call(0, {"contains", {7}}, true);
+  const history::History h = std::move(b).build();
+  EXPECT_EQ(check("set", h).result, Result::kLinearizable);
+  EXPECT_EQ(check(serial_spec_of("lf_list"), h).result, Result::kLinearizable);
+}
+
 TEST(SerialSpecTest, AStateIsDescribedWithTheStateItsObjectNamed) {
   // add(3) -> true again after add(3); add(1): the witness check names the set's keys.
   HistoryBuilder b("add twice");
@@ -522,7 +591,7 @@ TEST(SerialSpecTest, AStateIsDescribedWithTheStateItsObjectNamed) {
       spec::make_dynamic_model(spec::parse_model_spec(serial_spec_of("lf_list_buggy")));
   ASSERT_TRUE(model.has_value());
   EXPECT_THAT(detect::validate_witness(*model, h, {0, 1, 2}).value_or(""),
-              HasSubstr("in state add(3) -> true; add(1) -> true (state [1 3])"));
+              HasSubstr("in state add(3) -> true; add(1) -> true (state [[1 3] []])"));
 }
 
 TEST(SerialSpecTest, DetectionCatchesTheLeakedLockByTheStuckRuleOfTheWrittenModel) {
