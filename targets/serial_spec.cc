@@ -41,8 +41,9 @@ constexpr std::size_t kSpeculatedHistoryCalls = 64;
 // now adds several nodes and a check may replay none.
 constexpr std::uint64_t kDeterminismProbePeriod = 256;
 // A serial run from a state that other call sequences reached too (their objects named equal
-// states: Binding::state) is made again after one of those: the first kProbesPerState from each
-// such state, then about one in kStateProbePeriod; the two must agree (UnfaithfulState otherwise).
+// states: Binding::state) is made again after the newest of those: the first kProbesPerState
+// after each new one, then about one in kStateProbePeriod; the two must agree (UnfaithfulState
+// otherwise).
 // Every run would double the runs of a trie whose states mostly merge (min_max: 4.1 runs a
 // history against 2.1).
 constexpr std::uint32_t kProbesPerState = 2;
@@ -503,11 +504,11 @@ class Trie {
     return &node;
   }
 
-  // When other call sequences reached the state `parent` stands for, runs one of them and then
+  // When other call sequences reached the state `parent` stands for, runs the newest and then
   // calls[at] (`parent`'s path, then `call`, is calls[0..at]), and throws UnfaithfulState if
   // that call's outcome differs from `outcome`, the one after `parent`'s own path; for the
-  // first kProbesPerState runs from the state, then about one run in kStateProbePeriod
-  // (`run_index`: the run's number).
+  // first kProbesPerState runs from the state since its newest other call sequence reached it,
+  // then about one run in kStateProbePeriod (`run_index`: the run's number).
   void probe_state(DynamicId parent, std::span<const Call* const> calls, std::size_t at,
                    const Value* expected, const SerialOutcome& outcome, std::uint64_t run_index) {
     thread_local std::vector<const Call*> other;
@@ -634,8 +635,8 @@ class Trie {
   std::deque<Node> nodes_;  // node 0: nothing run yet
   ChildTable children_;
   // The states objects named (Binding::state), each with the first node that reached it; the
-  // reverse (keys of by_state_ stay put); and a node of each state reached more than once that
-  // is not its representative, for probe_state().
+  // reverse (keys of by_state_ stay put); and, for a state reached more than once, the newest
+  // node that reached it other than its representative, for probe_state().
   std::unordered_map<Value, DynamicId, history::ValueHash> by_state_;
   std::unordered_map<DynamicId, const Value*> state_of_;
   struct Alias {
