@@ -22,6 +22,15 @@ ListState state_of(Node* head, Next next, Removed removed) {
 
 ListNode* next_of(ListNode* node) { return node->next.load(); }
 bool never_marked(ListNode*) { return false; }
+
+// The ListState of a list whose nodes carry their removal mark in their next reference
+// (MarkableRef): LockFreeList and BugUnknownList1.
+template <class Node>
+ListState marked_list_state(Node* head) {
+  return state_of(
+      head, [](Node* node) { return node->next.load().ref(); },
+      [](Node* node) { return node->next.load().marked(); });
+}
 }  // namespace
 
 void check_list_key(std::int64_t key) {
@@ -112,11 +121,7 @@ bool LockFreeList::contains(std::int64_t key) {
   return curr->key == key && !curr->next.load().marked();
 }
 
-ListState LockFreeList::state() {
-  return state_of(
-      head_, [](Node* node) { return node->next.load().ref(); },
-      [](Node* node) { return node->next.load().marked(); });
-}
+ListState LockFreeList::state() { return marked_list_state(head_); }
 
 // ---------------------------------------------------------------------------------------------
 // BugUnknownList1
@@ -175,11 +180,7 @@ bool BugUnknownList1::contains(std::int64_t key) {
   return curr->key == key && !curr->next.load().marked();
 }
 
-ListState BugUnknownList1::state() {
-  return state_of(
-      head_, [](Node* node) { return node->next.load().ref(); },
-      [](Node* node) { return node->next.load().marked(); });
-}
+ListState BugUnknownList1::state() { return marked_list_state(head_); }
 
 // ---------------------------------------------------------------------------------------------
 // SimpleList

@@ -377,9 +377,8 @@ class Trie {
     if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, guard, outcomes);
     for (std::size_t i = 0; i < at; ++i) {
       if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
-        const SerialOutcome now = i < outcomes.size() ? outcomes[i] : std::nullopt;
-        if (path[i]->seen_elsewhere) unfaithful_state(calls, i, outcome_of(*path[i]), now);
-        not_deterministic(calls, i, outcome_of(*path[i]), now);
+        outcomes_differ(calls, i, outcome_of(*path[i]),
+                        i < outcomes.size() ? outcomes[i] : std::nullopt, path[i]->seen_elsewhere);
       }
     }
     SerialOutcome outcome;  // `call` blocked when the run stopped before it
@@ -471,10 +470,8 @@ class Trie {
     if (const DynamicId known = children_.find(parent, call); known != 0) {
       id = known;
       if (!same_outcome(nodes_[id], outcome)) {
-        if (seen_elsewhere || nodes_[id].seen_elsewhere) {
-          unfaithful_state(calls, index, outcome_of(nodes_[id]), outcome);
-        }
-        not_deterministic(calls, index, outcome_of(nodes_[id]), outcome);
+        outcomes_differ(calls, index, outcome_of(nodes_[id]), outcome,
+                        seen_elsewhere || nodes_[id].seen_elsewhere);
       }
       return &nodes_[id];
     }
@@ -511,6 +508,7 @@ class Trie {
   // then about one run in kStateProbePeriod (`run_index`: the run's number).
   void probe_state(DynamicId parent, std::span<const Call* const> calls, std::size_t at,
                    const Value* expected, const SerialOutcome& outcome, std::uint64_t run_index) {
+    if (!names_states_) return;  // no state named, so none merged: no lock to take
     thread_local std::vector<const Call*> other;
     thread_local std::vector<const Node*> path;
     thread_local std::vector<SerialOutcome> outcomes;
@@ -605,10 +603,13 @@ class Trie {
     std::reverse(path.begin(), path.end());
   }
 
-  // A node seen after another call sequence than its path (Node::seen_elsewhere) disagrees with
-  // a run of its path.
-  [[noreturn]] void unfaithful_state(std::span<const Call* const> calls, std::size_t index,
-                                     const SerialOutcome& before, const SerialOutcome& now) const {
+  // calls[index] gave `before` in one serial run and `now` in this one, after calls[0..index]:
+  // UnfaithfulState when one of the two was seen after another call sequence of the same state
+  // (`elsewhere`: Node::seen_elsewhere), NotDeterministic otherwise.
+  [[noreturn]] void outcomes_differ(std::span<const Call* const> calls, std::size_t index,
+                                    const SerialOutcome& before, const SerialOutcome& now,
+                                    bool elsewhere) const {
+    if (!elsewhere) not_deterministic(calls, index, before, now);
     throw UnfaithfulState("target '" + target_.name +
                           "': its state function tells apart too little, or the object is not "
                           "deterministic: after " +
