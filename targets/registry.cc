@@ -728,36 +728,39 @@ const KnownScenario* matching_known_scenario(
   return nullptr;
 }
 
+CallChecker::CallChecker(const Target& target) : target_(target), stand_in_(call_checker(target)) {}
+
+CallChecker::~CallChecker() = default;
+
+std::optional<std::string> CallChecker::problem(const history::Call& call) const {
+  const auto op =
+      std::find_if(target_.operations.begin(), target_.operations.end(),
+                   [&](const OperationSpec& spec) { return spec.method == call.method; });
+  if (op == target_.operations.end()) return ", which is not a method of target " + target_.name;
+  // Two draws of different seeds: a generator whose count varies is not checked.
+  ArgumentSource first(1), second(2);
+  const std::size_t arguments = op->arguments(first).size();
+  if (op->arguments(second).size() == arguments && call.args.size() != arguments) {
+    return ", but " + target_.name + "'s " + call.method + " takes " + std::to_string(arguments) +
+           " argument" + (arguments == 1 ? "" : "s") +
+           (op->signature.empty() ? "" : ": " + op->signature);
+  }
+  if (stand_in_) {
+    if (std::optional<std::string> problem = stand_in_->call_problem(call)) {
+      return ", which " + target_.name + " cannot take: " + *problem;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload) {
   if (workload.threads.empty()) return "the workload has no concurrent threads";
-  const std::unique_ptr<dpct::ObjectUnderTest> stand_in = call_checker(target);
-  auto call_problem = [&](const history::Call& call) -> std::optional<std::string> {
-    const auto op =
-        std::find_if(target.operations.begin(), target.operations.end(),
-                     [&](const OperationSpec& spec) { return spec.method == call.method; });
-    if (op == target.operations.end()) {
-      return "the workload calls " + call.to_string() + ", which is not a method of target " +
-             target.name;
-    }
-    // Two draws of different seeds: a generator whose count varies is not checked.
-    ArgumentSource first(1), second(2);
-    const std::size_t arguments = op->arguments(first).size();
-    if (op->arguments(second).size() == arguments && call.args.size() != arguments) {
-      return "the workload calls " + call.to_string() + ", but " + target.name + "'s " +
-             call.method + " takes " + std::to_string(arguments) + " argument" +
-             (arguments == 1 ? "" : "s") + (op->signature.empty() ? "" : ": " + op->signature);
-    }
-    if (stand_in) {
-      if (std::optional<std::string> problem = stand_in->call_problem(call)) {
-        return "the workload calls " + call.to_string() + ", which " + target.name +
-               " cannot take: " + *problem;
-      }
-    }
-    return std::nullopt;
-  };
+  const CallChecker checker(target);
   auto calls_problem = [&](const std::vector<history::Call>& calls) -> std::optional<std::string> {
     for (const history::Call& call : calls) {
-      if (std::optional<std::string> problem = call_problem(call)) return problem;
+      if (std::optional<std::string> problem = checker.problem(call)) {
+        return "the workload calls " + call.to_string() + *problem;
+      }
     }
     return std::nullopt;
   };

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <span>
@@ -156,6 +157,26 @@ struct WorkloadShape {
 // the target.
 dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
                                std::uint64_t seed);
+
+// Tells whether a target can take a call, without making it: whether the call names one of the
+// target's methods, with the number of arguments the method's generator draws (checked where it
+// always draws the same number), and that its bound object accepts (dpct::ObjectUnderTest::
+// call_problem, asked of a stand-in that constructs nothing). Not thread-safe: guard a shared one.
+class CallChecker {
+ public:
+  explicit CallChecker(const Target& target);
+  ~CallChecker();
+  CallChecker(const CallChecker&) = delete;
+  CallChecker& operator=(const CallChecker&) = delete;
+
+  // What keeps the target from taking `call`, as the end of a sentence that names the call
+  // (", which is not a method of target T"), or nullopt.
+  std::optional<std::string> problem(const history::Call& call) const;
+
+ private:
+  const Target& target_;
+  std::unique_ptr<dpct::ObjectUnderTest> stand_in_;  // null when the factory throws
+};
 
 // What makes `workload` unfit to run on `target`, or nullopt: no concurrent thread, a call of a
 // method the target does not have, or a call with another number of arguments than the method's

@@ -10,8 +10,10 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "dpct/executor.h"
@@ -284,15 +286,20 @@ struct Counters {
 class Trie {
  public:
   Trie(const Target& target, std::shared_ptr<Counters> counters)
-      : target_(target), counters_(std::move(counters)) {
+      : target_(target), call_checker_(target), counters_(std::move(counters)) {
     nodes_.emplace_back();
   }
 
-  CallId intern(const Call& call) {
+  // The call's id, or what keeps the target from taking it (the end of a sentence naming the
+  // call: CallChecker): a run of it would only report a crash.
+  std::variant<CallId, std::string> intern(const Call& call) {
     std::lock_guard lock(mutex_);
-    auto [it, added] = call_ids_.try_emplace(call, static_cast<CallId>(calls_.size()));
-    if (added) calls_.push_back(call);
-    return it->second;
+    if (const auto it = call_ids_.find(call); it != call_ids_.end()) return it->second;
+    if (std::optional<std::string> problem = call_checker_.problem(call)) return *problem;
+    const auto id = static_cast<CallId>(calls_.size());
+    call_ids_.emplace(call, id);
+    calls_.push_back(call);
+    return id;
   }
 
   const Call& call(CallId id) const {
@@ -628,6 +635,7 @@ class Trie {
   }
 
   const Target& target_;
+  const CallChecker call_checker_;
   mutable std::mutex mutex_;
   std::atomic<bool> speculate_{true};
   std::atomic<bool> names_states_{false};
@@ -710,7 +718,10 @@ class SerialModel final : public spec::DynamicModel {
 
   spec::Compiled<DynamicId> compile(const history::Operation& op) override {
     if (op.outcome == history::Outcome::kFail) return spec::NoEffect{};
-    SerialOp compiled{trie_->intern(op.call),
+    const std::variant<CallId, std::string> call = trie_->intern(op.call);
+    if (const std::string* problem = std::get_if<std::string>(&call))
+      return call_error(op, *problem);
+    SerialOp compiled{std::get<CallId>(call),
                       op.completed() ? SerialOp::Expect::kResult : SerialOp::Expect::kAnything,
                       op.result};
     return add(std::move(compiled));
@@ -785,10 +796,17 @@ class SerialModel final : public spec::DynamicModel {
   bool tells_blocking() const override { return true; }
 
   spec::Compiled<DynamicId> compile_blocked(const history::Operation& op) override {
-    return add(SerialOp{trie_->intern(op.call), SerialOp::Expect::kBlocking, Value()});
+    const std::variant<CallId, std::string> call = trie_->intern(op.call);
+    if (const std::string* problem = std::get_if<std::string>(&call))
+      return call_error(op, *problem);
+    return add(SerialOp{std::get<CallId>(call), SerialOp::Expect::kBlocking, Value()});
   }
 
  private:
+  static spec::ModelError call_error(const history::Operation& op, const std::string& problem) {
+    return spec::ModelError{"the history calls " + op.call.to_string() + problem};
+  }
+
   DynamicId add(SerialOp op) {
     std::lock_guard lock(mutex_);
     if (searching_) {  // the first op of the next history

@@ -302,6 +302,35 @@ TEST(SerialSpecTest, AgreesWithTheStackModelOnHandWrittenHistories) {
   EXPECT_GE(stats.serial_calls, stats.nodes);
 }
 
+// A call the target cannot take is the history's fault, named with its file and line, as a
+// written model names a method it lacks; it is not run (it would be reported as the object's
+// crash) and leaves the trie's calls as they were.
+TEST(SerialSpecTest, ACallTheTargetCannotTakeIsAnInputErrorNamingTheLine) {
+  const std::string serial = serial_spec_of("treiber_stack");
+  const auto error_of = [&](const history::Call& call) -> std::string {
+    HistoryBuilder b("jepsen.log");
+    b.invoke(0, {"push", {1}}, 3);
+    b.respond(0, Outcome::kOk, Value(), 4);
+    b.invoke(1, call, 5);
+    b.respond(1, Outcome::kOk, Value(), 6);
+    try {
+      check(serial, std::move(b).build());
+    } catch (const history::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of({"enq", {1}}),
+            "jepsen.log:5: the history calls enq(1), which is not a method of target "
+            "treiber_stack");
+  EXPECT_EQ(error_of({"push", {1, 2}}),
+            "jepsen.log:5: the history calls push(1, 2), but treiber_stack's push takes 1 "
+            "argument: push(unique value)");
+  EXPECT_THAT(error_of({"push", {"x"}}),
+              HasSubstr("jepsen.log:5: the history calls push(\"x\"), which treiber_stack "
+                        "cannot take: "));
+}
+
 TEST(SerialSpecTest, PendingOperationsMayTakeEffectOrNot) {
   HistoryBuilder b("pending push");
   b.invoke(0, {"push", {7}});

@@ -136,6 +136,13 @@ TEST_F(SerialSpecCliTest, UsageAndDataErrors) {
   const RunResult nope = run("check --model 'serial(target=nope)' '" + history + "'");
   EXPECT_EQ(nope.exit_code, 64) << nope.out << nope.err;
   expect_one_line_error(nope, "", "nope");
+
+  // A call the target cannot take is the history's fault (a data error naming its line), as a
+  // method a written model lacks is; it used to be run, and reported as an internal error.
+  const RunResult lacks = run("check --model 'serial(target=treiber_stack)' '" + history + "'");
+  EXPECT_EQ(lacks.exit_code, 65) << lacks.out << lacks.err;
+  expect_one_line_error(lacks, history + ":",
+                        "the history calls inc(), which is not a method of target treiber_stack");
 }
 
 }  // namespace
