@@ -23,8 +23,8 @@
 // specification then treats call sequences that reach equal states as one state, as a written
 // model's states are, instead of telling every order of the calls apart: long histories are checked
 // in a fraction of the serial runs and search steps. A state function that tells apart too little
-// (equal states that then answer differently) is reported where serial runs show it;
-// targets/serial_spec.h says where they look.
+// (equal states that then answer differently), or that changes the object, is reported where
+// serial runs show it; targets/serial_spec.h says where they look.
 //
 // Errors are std::invalid_argument with a one-line message: an unknown method (listing the
 // bound ones), a wrong argument count, an argument of the wrong kind or out of range. The bound

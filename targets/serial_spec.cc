@@ -42,6 +42,12 @@ constexpr std::size_t kSpeculatedHistoryCalls = 64;
 // must agree (NotDeterministic otherwise). Replaying prefixes checks determinism too, but a run
 // now adds several nodes and a check may replay none.
 constexpr std::uint64_t kDeterminismProbePeriod = 256;
+// Those runs are made again without naming states, so that a state function that changes the
+// object (UnfaithfulState) is told from an object that is not deterministic. So are a trie's
+// first few runs of two calls or more once its object named a state: a state function's effect
+// shows only in the calls after it, and a small check may make fewer than kDeterminismProbePeriod
+// runs.
+constexpr std::uint32_t kStateEffectProbes = 4;
 // A serial run from a state that other call sequences reached too (their objects named equal
 // states: Binding::state) is made again after the newest of those: the first kProbesPerState
 // after each new one, then about one in kStateProbePeriod; the two must agree (UnfaithfulState
@@ -115,8 +121,10 @@ struct RunGuard {
   std::vector<const Value*> expected;  // for the calls from checked_from on
   std::size_t made = 0;
   bool stopped = false;
-  // The object's state after each call it got and returned from, when it names one.
+  // The object's state after each call it got and returned from, when it names one and
+  // `name_states` asks for it.
   std::vector<std::optional<Value>> states;
+  bool name_states = true;
   bool in_state = false;  // the state function is running (it did not return if the run ended)
 };
 
@@ -129,7 +137,7 @@ class GuardedObject final : public dpct::ObjectUnderTest {
     if (guard_.stopped) return Value();
     const std::size_t index = guard_.made++;
     Value result = object_->invoke(call);
-    guard_.states.push_back(state_after(call));
+    guard_.states.push_back(guard_.name_states ? state_after(call) : std::nullopt);
     if (index >= guard_.checked_from && index - guard_.checked_from < guard_.expected.size()) {
       const Value* expected = guard_.expected[index - guard_.checked_from];
       if (expected != nullptr && result != *expected) guard_.stopped = true;
@@ -381,7 +389,11 @@ class Trie {
       throw std::invalid_argument("target '" + target_.name + "': the serial run of " +
                                   calls_text(calls) + " failed: " + *end.crash);
     }
-    if (run_index % kDeterminismProbePeriod == 0) probe_determinism(calls, guard, outcomes);
+    if (run_index % kDeterminismProbePeriod == 0 ||
+        (outcomes.size() >= 2 && names_states_ && state_effect_probes_ < kStateEffectProbes &&
+         state_effect_probes_++ < kStateEffectProbes)) {
+      probe_determinism(calls, guard, outcomes);
+    }
     for (std::size_t i = 0; i < at; ++i) {
       if (i >= outcomes.size() || !same_outcome(*path[i], outcomes[i])) {
         outcomes_differ(calls, i, outcome_of(*path[i]),
@@ -562,24 +574,60 @@ class Trie {
     return end;
   }
 
-  // Runs `calls` again, guarded as before, and throws NotDeterministic where an outcome differs
-  // from `outcomes`.
-  void probe_determinism(std::span<const Call* const> calls, RunGuard& guard,
+  // Runs `calls` again, guarded as before but naming no state, and throws where an outcome
+  // differs from `outcomes`, those of `guard`'s run: UnfaithfulState when that run named states
+  // and a third run that names them gives `outcomes` again (the state function changes the
+  // object), NotDeterministic otherwise.
+  void probe_determinism(std::span<const Call* const> calls, const RunGuard& guard,
                          const std::vector<SerialOutcome>& outcomes) {
-    thread_local std::vector<SerialOutcome> again;
+    thread_local RunGuard probe;
+    thread_local std::vector<SerialOutcome> unnamed;
+    thread_local std::vector<SerialOutcome> named;
+    probe.checked_from = guard.checked_from;
+    probe.expected = guard.expected;
+    probe.name_states = false;
     std::uint64_t run_index = 0;
-    const SerialRunEnd end = counted_run(calls, guard, again, run_index);
-    const std::size_t ran = std::max(outcomes.size(), again.size());
-    for (std::size_t i = 0; i < ran; ++i) {
-      const SerialOutcome first = i < outcomes.size() ? outcomes[i] : std::nullopt;
-      const SerialOutcome second = i < again.size() ? again[i] : std::nullopt;
-      if (first != second) not_deterministic(calls, i, first, second);
+    const SerialRunEnd end = counted_run(calls, probe, unnamed, run_index);
+    const std::optional<std::size_t> differs = first_difference(outcomes, unnamed);
+    if (!differs && !end.crash) return;
+    const bool named_states =
+        std::any_of(guard.states.begin(), guard.states.end(),
+                    [](const std::optional<Value>& s) { return s.has_value(); });
+    if (named_states) {
+      probe.name_states = true;
+      const SerialRunEnd again = counted_run(calls, probe, named, run_index);
+      if (!again.crash && !first_difference(outcomes, named)) {
+        throw UnfaithfulState(
+            "target '" + target_.name + "': its state function changes the object: " +
+            (differs ? "after " + calls_text(calls.first(*differs)) + ", " +
+                           calls[*differs]->to_string() + " " + outcome_text(outcomes[*differs]) +
+                           " with the state named after each call and " +
+                           outcome_text(at_or_blocked(unnamed, *differs)) + " without"
+                     : "the serial run of " + calls_text(calls) +
+                           " crashed without the state named after each call (" + *end.crash +
+                           "), not with it"));
+      }
     }
-    if (end.crash) {
-      throw NotDeterministic("target '" + target_.name +
-                             "' is not deterministic: the serial run of " + calls_text(calls) +
-                             " crashed once and not another time: " + *end.crash);
+    if (differs) {
+      not_deterministic(calls, *differs, outcomes[*differs], at_or_blocked(unnamed, *differs));
     }
+    throw NotDeterministic("target '" + target_.name +
+                           "' is not deterministic: the serial run of " + calls_text(calls) +
+                           " crashed once and not another time: " + *end.crash);
+  }
+
+  static SerialOutcome at_or_blocked(const std::vector<SerialOutcome>& outcomes, std::size_t i) {
+    return i < outcomes.size() ? outcomes[i] : std::nullopt;
+  }
+
+  // The first call whose outcome differs between two runs of the same calls (a call one run
+  // did not get counts as blocked).
+  static std::optional<std::size_t> first_difference(const std::vector<SerialOutcome>& first,
+                                                     const std::vector<SerialOutcome>& second) {
+    for (std::size_t i = 0; i < std::max(first.size(), second.size()); ++i) {
+      if (at_or_blocked(first, i) != at_or_blocked(second, i)) return i;
+    }
+    return std::nullopt;
   }
 
   // Requires mutex_: the calls of `upcoming`, in order, less one occurrence of each call of the
@@ -639,6 +687,7 @@ class Trie {
   mutable std::mutex mutex_;
   std::atomic<bool> speculate_{true};
   std::atomic<bool> names_states_{false};
+  std::atomic<std::uint32_t> state_effect_probes_{0};  // made so far, up to kStateEffectProbes
   std::unordered_map<Call, CallId, CallHash> call_ids_;
   std::deque<Call> calls_;  // by CallId
   std::deque<Node> nodes_;  // node 0: nothing run yet

@@ -56,7 +56,10 @@
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
 // Ps, not necessarily the shortest; for a merged state, the call sequence that first reached
 // it); there is no reveal(). The state function is asked between calls, and must return without
-// waiting (one that blocks is a one-line std::invalid_argument) and leave the object as it is.
+// waiting (one that blocks is a one-line std::invalid_argument) and leave the object as it is:
+// the runs made twice (above), and a trie's first four runs of two calls or more once states are
+// named, are made the second time without asking for the state, and a different outcome that a
+// third run asking for it repeats throws UnfaithfulState (the state function changes the object).
 //
 // Thread-safety: every thread checks against its own trie of the target (a model made on one
 // thread and used on another still works: the trie is locked); serial runs happen outside the
@@ -89,6 +92,8 @@ class NotDeterministic : public std::invalid_argument {
 // Two call sequences whose objects named equal states (Binding::state) answered a call
 // differently: the state function tells apart too little. A NotDeterministic, since it too means
 // that the serial specification as bound cannot be trusted; caught where that is.
+// Also thrown when a run that asks for the state after each call and one that does not answer
+// differently: the state function changes the object.
 class UnfaithfulState : public NotDeterministic {
  public:
   using NotDeterministic::NotDeterministic;

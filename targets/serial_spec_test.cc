@@ -198,6 +198,29 @@ LINFAULT_REGISTER_TARGET([] {
   return t;
 });
 
+// A counter whose state function reads the count and resets it: every serial run that names
+// states after its calls sees each inc() start from zero.
+class ResettingCounter {
+ public:
+  std::int64_t inc() { return value_.fetch_add(1) + 1; }
+  std::int64_t take() { return value_.exchange(0); }
+
+ private:
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_resetting_state";
+  t.model = "serial";
+  t.operations = {{"inc", no_arguments(), "inc() -> n"}};
+  t.factory = Binding<ResettingCounter>()
+                  .method("inc", &ResettingCounter::inc)
+                  .state(&ResettingCounter::take)
+                  .factory();
+  return t;
+});
+
 // hold() keeps the lock; its state function takes the lock, so after hold() it waits forever.
 class Holder {
  public:
@@ -574,6 +597,22 @@ TEST(SerialSpecTest, AStateThatTellsApartTooLittleIsReportedWhenACallIsMadeFromI
   const std::string message = unfaithful_state_message(spec, std::move(second).build());
   EXPECT_THAT(message, HasSubstr("after inc() and after inc(); inc() the state is 0"));
   EXPECT_THAT(message, HasSubstr("get() returned 1 after the first and returned 2"));
+}
+
+// A state function that changes the object would make the serial runs, and so every verdict,
+// those of another object: here inc(); inc() -> 1 would pass and inc() -> 1; inc() -> 2 fail.
+TEST(SerialSpecTest, AStateFunctionThatChangesTheObjectIsReportedBeforeAnyVerdict) {
+  const std::string spec = serial_spec_of("serial_spec_test_resetting_state");
+  for (const std::int64_t second : {1, 2}) {
+    reset_serial_spec("serial_spec_test_resetting_state");
+    HistoryBuilder b("two incs");
+    b.call(0, {"inc", {}}, 1);
+    b.call(0, {"inc", {}}, second);
+    const std::string message = unfaithful_state_message(spec, std::move(b).build());
+    EXPECT_THAT(message, HasSubstr("its state function changes the object"));
+    EXPECT_THAT(message, HasSubstr("inc() returned 1 with the state named after each call and "
+                                   "returned 2 without"));
+  }
 }
 
 TEST(SerialSpecTest, AStateFunctionThatWaitsOrThrowsIsReportedNotTakenForABlockedCall) {
