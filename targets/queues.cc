@@ -1,5 +1,7 @@
 #include "targets/queues.h"
 
+#include <algorithm>
+
 namespace linfault::targets {
 
 // ---------------------------------------------------------------------------------------------
@@ -28,6 +30,17 @@ void OptimisticQueue::fix_list(Node* tail, Node* head) {
     curr_next->prev.store(curr);
     curr = curr->next.load();
   }
+}
+
+// The `next` links run from the tail to the head's dummy node.
+std::vector<std::int64_t> OptimisticQueue::state() {
+  std::vector<std::int64_t> items;
+  const Node* head = head_.load();
+  for (Node* node = tail_.load(); node != head; node = node->next.load()) {
+    items.push_back(node->value);
+  }
+  std::reverse(items.begin(), items.end());
+  return items;
 }
 
 std::optional<std::int64_t> OptimisticQueue::poll() {
@@ -92,6 +105,15 @@ std::optional<std::int64_t> MichaelScottQueue::deq() {
       if (head_.compare_exchange(expected, next)) return value;
     }
   }
+}
+
+// Items follow the dummy node at the head.
+std::vector<std::int64_t> MichaelScottQueue::state() {
+  std::vector<std::int64_t> items;
+  for (Node* node = head_.load()->next.load(); node != nullptr; node = node->next.load()) {
+    items.push_back(node->value);
+  }
+  return items;
 }
 
 }  // namespace linfault::targets

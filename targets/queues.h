@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "dpct/shared.h"
 #include "targets/arena.h"
@@ -35,6 +36,9 @@ class OptimisticQueue {
 
   void offer(std::int64_t value);
   std::optional<std::int64_t> poll();
+  // The items from the head on: the queue's state for the serial specification
+  // (Binding::state), asked between the calls of a serial run only.
+  std::vector<std::int64_t> state();
 
  private:
   struct Node {
@@ -63,6 +67,8 @@ class MichaelScottQueue {
 
   void enq(std::int64_t value);
   std::optional<std::int64_t> deq();
+  // As OptimisticQueue::state.
+  std::vector<std::int64_t> state();
 
  private:
   struct Node {

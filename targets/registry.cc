@@ -221,6 +221,7 @@ std::vector<Target> build() {
     return Binding<OptimisticQueue>([poll] { return std::make_unique<OptimisticQueue>(poll); })
         .method("offer", &OptimisticQueue::offer)
         .method("poll", &OptimisticQueue::poll)
+        .state(&OptimisticQueue::state)
         .factory();
   };
   targets.push_back({
@@ -252,6 +253,7 @@ std::vector<Target> build() {
                [consistency] { return std::make_unique<MichaelScottQueue>(consistency); })
         .method("enq", &MichaelScottQueue::enq)
         .method("deq", &MichaelScottQueue::deq)
+        .state(&MichaelScottQueue::state)
         .factory();
   };
   targets.push_back({
@@ -282,8 +284,11 @@ std::vector<Target> build() {
       .paper_name = "KStack",
       .bug_expected = true,
       .operations = collection_operations("push", "pop"),
-      .factory =
-          Binding<KStack>().method("push", &KStack::push).method("pop", &KStack::pop).factory(),
+      .factory = Binding<KStack>()
+                     .method("push", &KStack::push)
+                     .method("pop", &KStack::pop)
+                     .state(&KStack::state)
+                     .factory(),
       .known_scenarios =
           {{"Ps = push(1), push(2); push(10) || push(20) builds a cycle; Pr = 4 pops",
             2,
@@ -301,6 +306,7 @@ std::vector<Target> build() {
     return Binding<TreiberStack>([pop] { return std::make_unique<TreiberStack>(pop); })
         .method("push", &TreiberStack::push)
         .method("pop", &TreiberStack::pop)
+        .state(&TreiberStack::state)
         .factory();
   };
   targets.push_back({
@@ -386,6 +392,7 @@ std::vector<Target> build() {
                      .method("push_right", &SnarkDeque::push_right)
                      .method("pop_left", &SnarkDeque::pop_left)
                      .method("pop_right", &SnarkDeque::pop_right)
+                     .state(&SnarkDeque::state)
                      .factory(),
       .known_scenarios =
           {{"Ps = push_right(1); pop_left() || [push_left(60); pop_right()]: pop_left -> empty",

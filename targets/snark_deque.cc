@@ -62,6 +62,18 @@ void SnarkDeque::push_left(std::int64_t value) {
   }
 }
 
+std::vector<std::int64_t> SnarkDeque::state() {
+  std::lock_guard lock(atomicity_);
+  std::vector<std::int64_t> items;
+  Node* const left = left_hat_.value;
+  if (left->left.value == left) return items;  // the left hat is dead: empty
+  for (Node* node = left;; node = node->right.value) {
+    items.push_back(node->value);
+    if (node == right_hat_.value) break;
+  }
+  return items;
+}
+
 std::optional<std::int64_t> SnarkDeque::pop_right() {
   while (true) {
     Node* rh = load(right_hat_);

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "dpct/shared.h"
 #include "targets/arena.h"
@@ -42,6 +43,10 @@ class SnarkDeque {
   void push_right(std::int64_t value);
   std::optional<std::int64_t> pop_left();
   std::optional<std::int64_t> pop_right();
+  // The items from left to right: the deque's state for the serial specification
+  // (Binding::state), asked between the calls of a serial run only (it reads the words without
+  // scheduling points).
+  std::vector<std::int64_t> state();
 
  private:
   struct Node;

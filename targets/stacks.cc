@@ -13,6 +13,20 @@ void TreiberStack::push(std::int64_t value) {
   }
 }
 
+namespace {
+std::vector<std::int64_t> items_from(StackNode* top) {
+  std::vector<std::int64_t> items;
+  for (StackNode* node = top; node != nullptr; node = node->next.load()) {
+    items.push_back(node->value);
+  }
+  return items;
+}
+}  // namespace
+
+std::vector<std::int64_t> TreiberStack::state() { return items_from(top_.load()); }
+
+std::vector<std::int64_t> KStack::state() { return items_from(top_.load()); }
+
 std::optional<std::int64_t> TreiberStack::pop() {
   while (true) {
     StackNode* old = top_.load();

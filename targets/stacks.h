@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "dpct/shared.h"
 #include "targets/arena.h"
@@ -38,6 +39,9 @@ class TreiberStack {
 
   void push(std::int64_t value);
   std::optional<std::int64_t> pop();
+  // The items from the top down: the stack's state for the serial specification
+  // (Binding::state), asked between the calls of a serial run only.
+  std::vector<std::int64_t> state();
 
  private:
   const Pop pop_;
@@ -58,6 +62,8 @@ class KStack {
 
   void push(std::int64_t value);
   std::optional<std::int64_t> pop();
+  // As TreiberStack::state (only concurrent pushes build a cycle; serial runs never do).
+  std::vector<std::int64_t> state();
 
  private:
   NodeArena<StackNode> arena_;
