@@ -691,9 +691,9 @@ class Pipeline {
       progress("the whole run: " + whole.shape());
       return;
     }
-    throw std::invalid_argument("the failure did not reproduce when re-executed (replay, " +
-                                std::to_string(options_.sampled_schedules) +
-                                " sampled schedules and a bounded enumeration all passed)");
+    throw FailureNotReproduced("the failure did not reproduce when re-executed (replay, " +
+                               std::to_string(options_.sampled_schedules) +
+                               " sampled schedules and a bounded enumeration all passed)");
   }
 
   // A candidate made from witness `w` (its Pc with no Pr, then with the model's reveal).
@@ -1023,7 +1023,9 @@ TargetMinimization minimize_saved_run(const targets::Target& target, const detec
     // wrong result.
     input.outcome = run.outcome;
   }
-  return Pipeline(target, options, std::move(input)).run();
+  TargetMinimizerOptions with_run_cap = options;
+  if (run.scheduling.max_steps != 0) with_run_cap.max_steps = run.scheduling.max_steps;
+  return Pipeline(target, with_run_cap, std::move(input)).run();
 }
 
 TargetMinimization minimize_history_on_target(const targets::Target& target, const History& history,

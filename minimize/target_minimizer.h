@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,9 +109,18 @@ struct TargetMinimization {
   std::vector<std::string> log;  // one line per stage: what it tried and kept
 };
 
+// The failing run did not fail again when re-executed (its schedule replayed, sampled schedules,
+// a bounded enumeration): the object may not be deterministic under a replayed schedule.
+class FailureNotReproduced : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 // Minimizes a failing run saved by `linfault detect` (a violation, or a deadlock / livelock /
-// crash outcome). Throws std::invalid_argument when the run does not fail on replay, or when
-// `target` is not the run's target.
+// crash outcome), re-executing with the run's own step cap (SavedScheduling::max_steps, when it has
+// one) instead of options.max_steps: a livelock, or an operation that needs more steps than the
+// default, means what it meant in the run. Throws FailureNotReproduced when the run does not
+// fail on replay, std::invalid_argument when `target` is not the run's target.
 TargetMinimization minimize_saved_run(const targets::Target& target, const detect::SavedRun& run,
                                       const TargetMinimizerOptions& options);
 

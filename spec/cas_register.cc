@@ -39,7 +39,15 @@ Compiled<CasRegisterModel::Op> CasRegisterModel::compile(const history::Operatio
       if (op.failed()) {
         compiled.outcome = Op::Outcome::kNotSwapped;
       } else if (op.ok()) {
-        const bool swapped = !recorded.result.is_bool() || recorded.result.as_bool();
+        // A boolean says whether it swapped; an ok cas without a result, or echoing its [from
+        // to] (Jepsen's completions), swapped. Anything else is no answer a cas gives.
+        const history::Value& result = recorded.result;
+        const bool echoed = result.is_list() && result.as_list().size() == 2 &&
+                            result.as_list()[0] == from && result.as_list()[1] == to;
+        if (!result.is_bool() && !result.is_nil() && !echoed) {
+          op.fail("cas returns true, false or nothing, got " + result.to_string());
+        }
+        const bool swapped = !result.is_bool() || result.as_bool();
         compiled.outcome = swapped ? Op::Outcome::kSwapped : Op::Outcome::kNotSwapped;
       }
       return compiled;

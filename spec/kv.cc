@@ -54,6 +54,11 @@ Compiled<KvModel::Op> KvModel::compile(const history::Operation& recorded) const
     if (given == value_args + 1) {
       key = op.arg(0);
       first_value = 1;
+      // partition_key() takes the operation key first: the two must agree.
+      if (recorded.key && !(*recorded.key == key)) {
+        op.fail(op.method() + "'s key " + key.to_string() + " is not its operation key " +
+                recorded.key->to_string());
+      }
     } else if (given == value_args && recorded.key) {
       key = *recorded.key;
     } else {

@@ -90,6 +90,12 @@ TEST(CasRegisterModel, CasOutcomes) {
   EXPECT_TRUE(s == before);
   EXPECT_EQ(apply(m, s, op("read", {Value()}, Value(), Outcome::kFail)), std::nullopt);
   EXPECT_NE(compile_error(m, op("cas", {1})).find("cas expects"), std::string::npos);
+  // An ok cas answers true, false, nothing, or (Jepsen) its own [from to]: 0 used to count as
+  // swapped, and so did an echo of another pair.
+  EXPECT_EQ(apply(m, s, op("cas", {1, 2}, Value())), false);  // swapped, but the value is 2
+  EXPECT_EQ(compile_error(m, op("cas", {Value(), 1}, 0)),
+            "cas-register: cas returns true, false or nothing, got 0");
+  EXPECT_NE(compile_error(m, op("cas", {Value::List{Value(), 1}}, Value::List{7, 1})), "");
   expect_build_reaches(m, s);
 }
 
@@ -110,6 +116,14 @@ TEST(KvModel, GetPutAppendByArgumentOrOperationKey) {
   EXPECT_EQ(m.partition_key(op("get", {"z"})), Value("z"));
   EXPECT_NE(compile_error(m, op("put", {"k", "v", "w"})).find("put expects"), std::string::npos);
   EXPECT_EQ(compile_error(m, op("cas", {"k"})), "kv has no method 'cas'");
+  // An operation key that contradicts the key argument: partitions would follow the one and the
+  // model the other, and a violation within a key could pass.
+  Operation contradicted = op("put", {"x", "v"});
+  contradicted.key = Value("a");
+  EXPECT_EQ(compile_error(m, contradicted), "kv: put's key \"x\" is not its operation key \"a\"");
+  Operation agreed = op("put", {"x", "v"});
+  agreed.key = Value("x");
+  EXPECT_EQ(compile_error(m, agreed), "");
   // Equal strings built differently give equal states.
   auto t = m.initial();
   apply(m, t, op("put", {"k", "abcde"}));

@@ -762,6 +762,10 @@ std::optional<std::string> CallChecker::problem(const history::Call& call) const
 
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload) {
   if (workload.threads.empty()) return "the workload has no concurrent threads";
+  if (std::all_of(workload.threads.begin(), workload.threads.end(),
+                  [](const std::vector<history::Call>& thread) { return thread.empty(); })) {
+    return "the workload's concurrent threads make no calls";
+  }
   const CallChecker checker(target);
   auto calls_problem = [&](const std::vector<history::Call>& calls) -> std::optional<std::string> {
     for (const history::Call& call : calls) {

@@ -178,11 +178,11 @@ class CallChecker {
   std::unique_ptr<dpct::ObjectUnderTest> stand_in_;  // null when the factory throws
 };
 
-// What makes `workload` unfit to run on `target`, or nullopt: no concurrent thread, a call of a
-// method the target does not have, or a call with another number of arguments than the method's
-// generator draws (checked where the generator always draws the same number). For workloads read
-// from files (--workload, saved runs, test cases): the object would otherwise report each such
-// call as a crash of its own.
+// What makes `workload` unfit to run on `target`, or nullopt: no concurrent thread or call, a call
+// of a method the target does not have, or a call with another number of arguments than the
+// method's generator draws (checked where the generator always draws the same number). For
+// workloads read from files (--workload, saved runs, test cases): the object would otherwise report
+// each such call as a crash of its own.
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload);
 
 // One call drawn from `target.operations`: uniformly, or by `weights` (one per operation) when

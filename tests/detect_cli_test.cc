@@ -180,6 +180,12 @@ TEST_F(DetectCliTest, RunsAFixedWorkloadAndRejectsBadOnes) {
   expect_one_line_error(count, arguments + ": ",
                         "push(1, 2), but treiber_stack_buggy's push takes 1 argument");
 
+  const std::string idle =
+      write("idle.json", R"({"setup": [], "threads": [[], []], "reveal": []})");
+  const RunResult nothing = run("detect --target treiber_stack_buggy --workload '" + idle + "'");
+  EXPECT_EQ(nothing.exit_code, 64);
+  expect_one_line_error(nothing, idle + ": ", "the workload's concurrent threads make no calls");
+
   const std::string malformed = write("malformed.json", R"({"setup": [], "threads": 3})");
   const RunResult bad = run("detect --target treiber_stack_buggy --workload '" + malformed + "'");
   EXPECT_EQ(bad.exit_code, 65);

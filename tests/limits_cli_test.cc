@@ -182,6 +182,42 @@ TEST_F(LimitsCliTest, MinimizeSavesATestCaseThatCheckAndMinimizeRead) {
   EXPECT_EQ(run("localize '" + saved + "'").exit_code, 1);
 }
 
+// A test case's "history" is optional; without it there is nothing to check, not a pass.
+TEST_F(LimitsCliTest, ATestCaseWithoutHistoryIsNotCheckedAsEmpty) {
+  const std::string saved = (dir_ / "tc.json").string();
+  ASSERT_EQ(
+      run("minimize examples/stack-pop-pop.edn --model stack --save '" + saved + "'").exit_code, 1);
+  nlohmann::json tc = nlohmann::json::parse(read_file(saved));
+  tc.erase("history");
+  const std::string bare = write("bare.json", tc.dump());
+  for (const char* command : {"check", "minimize", "localize"}) {
+    const RunResult result = run(std::string(command) + " '" + bare + "'");
+    EXPECT_EQ(result.exit_code, 65) << command << result.out << result.err;
+    expect_one_line_error(result, bare + ": ", "the test case records no history");
+  }
+}
+
+// A run's step cap is the one its failure is re-executed with: with --max-steps 3 every
+// operation livelocks, and the minimizer's default cap used to make that "not reproduce" (an
+// internal error). The test case keeps the cap.
+TEST_F(LimitsCliTest, RunMinimizesWithTheStepCapItRanWith) {
+  const std::filesystem::path out = dir_ / "capped";
+  const RunResult result =
+      run("run --target treiber_stack_buggy -s 50 --max-steps 3 --out '" + out.string() + "'");
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("outcome livelock"), std::string::npos) << result.out;
+  const nlohmann::json tc = nlohmann::json::parse(read_file((out / "testcase.json").string()));
+  EXPECT_EQ(tc.at("max_steps"), 3);
+}
+
+// A campaign whose every run stopped at the step cap saw no operation through: unknown, not a
+// pass.
+TEST_F(LimitsCliTest, ACampaignThatOnlyHitTheStepCapIsUnknown) {
+  const RunResult result = run("detect --target treiber_stack -s 20 --max-steps 1");
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  expect_one_line_error(result, "", "every run reached the step cap (--max-steps 1)");
+}
+
 TEST_F(LimitsCliTest, TriagePrintsUnreadableInputsOnStandardError) {
   const RunResult result = run("triage /nonexistent-linfault-input");
   EXPECT_EQ(result.exit_code, 65);

@@ -278,6 +278,18 @@ void run_detect(const DetectArguments& args) {
   const bool failed = report.violations > 0 ||
                       outcome_count(report, dpct::RunOutcome::kCrash) > 0 ||
                       outcome_count(report, dpct::RunOutcome::kDeadlock) > 0;
+  // Runs that all stopped at the step cap checked only what their operations did before it: a
+  // pass would say more than the campaign saw.
+  const bool all_capped =
+      report.done > 0 && outcome_count(report, dpct::RunOutcome::kLivelock) == report.done;
+  if (!failed && all_capped) {
+    std::cerr << tool_name() << ": every run reached the step cap (--max-steps "
+              << options.max_steps
+              << ") before its operations finished, so no run was checked whole; raise "
+                 "--max-steps"
+              << std::endl;
+    throw CLI::RuntimeError(kExitUnknown);
+  }
   throw CLI::RuntimeError(failed ? kExitViolation : kExitSuccess);
 }
 

@@ -163,6 +163,13 @@ void run_pipeline(RunArguments args) {
   minimize::TargetMinimization m;
   try {
     m = minimize::minimize_saved_run(target, *d.failing, minimizer);
+  } catch (const minimize::FailureNotReproduced& e) {
+    std::cerr << tool_name() << ": the failing run of seed " << d.failing->seed
+              << " could not be minimized: " << e.what()
+              << "; the object may not be deterministic under a replayed schedule (a shared "
+                 "access linfault does not see, a clock, thread-local state)"
+              << (saved_run.empty() ? "" : "; the run is saved in " + saved_run) << std::endl;
+    throw CLI::RuntimeError(kExitUnknown);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("the failing run of seed " + std::to_string(d.failing->seed) +
                              " could not be minimized: " + e.what());
