@@ -767,6 +767,7 @@ bool Executor::Impl::run_sequential(const std::vector<history::Call>& calls, Pha
   phase_ = phase;
   for (sequential_op_ = 0; sequential_op_ < calls.size(); ++sequential_op_) {
     const history::Call& call = calls[sequential_op_];
+    sequential_steps_ = 0;  // the cap is per call (ExecutionOptions::max_steps), not per phase
     progress_.beat(RunProgress::kSequential, &call, nullptr, 0);
     if (options_->record_history) builder_->invoke(0, call);
     try {

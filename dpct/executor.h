@@ -93,8 +93,8 @@ struct ExecutionOptions {
   bool record_points = true;
   // Record every access with the values read and written (Run::trace).
   bool record_trace = false;
-  // Scheduling points in the concurrent part (and accesses per sequential part) before the run
-  // is stopped as a livelock.
+  // Scheduling points in the concurrent part (and accesses per call of a sequential part) before
+  // the run is stopped as a livelock.
   std::uint64_t max_steps = 1'000'000;
   std::string origin = "dpct";  // History::origin()
   // The seed of the history this run is (detect's), which the stall watchdog names

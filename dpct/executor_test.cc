@@ -252,6 +252,37 @@ TEST(ExecutorTest, SpinningForeverHitsTheStepCapWithAndWithoutSpinHint) {
   }
 }
 
+// walk(n) makes n instrumented loads.
+class Walker final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& c) override {
+    for (std::int64_t i = 0; i < c.args.at(0).as_int(); ++i) cell_.load();
+    return {};
+  }
+
+ private:
+  Atomic<int> cell_{0};
+};
+
+// max_steps bounds each Ps/Pr call, not the sum of a phase's: a long setup of short calls used to
+// be cut as a livelock (and a serial specification's run of many calls with it).
+TEST(ExecutorTest, ASequentialCallsStepCapIsItsOwn) {
+  ExecutionOptions options;
+  options.max_steps = 1000;
+  RandomScheduler scheduler(1);
+  Workload w;
+  w.setup.assign(5, Call{"walk", {600}});
+  w.threads = {{Call{"walk", {1}}}};
+  w.reveal.assign(5, Call{"walk", {600}});
+  EXPECT_EQ(execute(factory_of<Walker>(), w, scheduler, options).outcome, RunOutcome::kOk);
+  w.setup.push_back(Call{"walk", {1001}});
+  const dpct::Run run = execute(factory_of<Walker>(), w, scheduler, options);
+  EXPECT_EQ(run.outcome, RunOutcome::kLivelock);
+  EXPECT_NE(run.message.find("setup call 5 did not terminate after 1000 accesses"),
+            std::string::npos)
+      << run.message;
+}
+
 TEST(ExecutorTest, SpinHintLetsTheSetterRunUnderPct) {
   // Without the hint PCT would starve the setter until a change point; with it the waiter
   // yields and every run terminates.

@@ -32,11 +32,12 @@ void OptimisticQueue::fix_list(Node* tail, Node* head) {
   }
 }
 
-// The `next` links run from the tail to the head's dummy node.
+// The `next` links run from the tail to the head's dummy node. Read without scheduling points, as
+// TreiberStack::state.
 std::vector<std::int64_t> OptimisticQueue::state() {
   std::vector<std::int64_t> items;
-  const Node* head = head_.load();
-  for (Node* node = tail_.load(); node != head; node = node->next.load()) {
+  const Node* head = head_.unsafe_peek();
+  for (Node* node = tail_.unsafe_peek(); node != head; node = node->next.unsafe_peek()) {
     items.push_back(node->value);
   }
   std::reverse(items.begin(), items.end());
@@ -110,7 +111,8 @@ std::optional<std::int64_t> MichaelScottQueue::deq() {
 // Items follow the dummy node at the head.
 std::vector<std::int64_t> MichaelScottQueue::state() {
   std::vector<std::int64_t> items;
-  for (Node* node = head_.load()->next.load(); node != nullptr; node = node->next.load()) {
+  for (Node* node = head_.unsafe_peek()->next.unsafe_peek(); node != nullptr;
+       node = node->next.unsafe_peek()) {
     items.push_back(node->value);
   }
   return items;

@@ -37,7 +37,8 @@ class OptimisticQueue {
   void offer(std::int64_t value);
   std::optional<std::int64_t> poll();
   // The items from the head on: the queue's state for the serial specification
-  // (Binding::state), asked between the calls of a serial run only.
+  // (Binding::state), asked between the calls of a serial run only (it reads the links without
+  // scheduling points).
   std::vector<std::int64_t> state();
 
  private:

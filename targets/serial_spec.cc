@@ -126,6 +126,7 @@ struct RunGuard {
   std::vector<std::optional<Value>> states;
   bool name_states = true;
   bool in_state = false;  // the state function is running (it did not return if the run ended)
+  std::optional<std::string> state_error;  // what the state function threw, and after which call
 };
 
 class GuardedObject final : public dpct::ObjectUnderTest {
@@ -156,8 +157,8 @@ class GuardedObject final : public dpct::ObjectUnderTest {
       guard_.in_state = false;
       return state;
     } catch (const std::exception& e) {
-      throw std::runtime_error("the state function threw after " + call.to_string() + ": " +
-                               e.what());
+      guard_.state_error = "the state function threw after " + call.to_string() + ": " + e.what();
+      throw std::runtime_error(*guard_.state_error);  // ends the run
     }
   }
 
@@ -189,17 +190,27 @@ SerialRunEnd run_serially(const Target& target, std::span<const Call* const> cal
   guard.stopped = false;
   guard.states.clear();
   guard.in_state = false;
+  guard.state_error.reset();
   const dpct::ObjectFactory guarded = [&target, &guard] {
     return std::make_unique<GuardedObject>(target.factory(), guard);
   };
   dpct::Run run = executor.execute(guarded, workload, scheduler, options);
   if (guard.in_state && run.outcome != dpct::RunOutcome::kCrash) {
     // A state function that waits would make its call look blocked.
+    const bool capped = run.outcome == dpct::RunOutcome::kLivelock;
     const std::string message = std::move(run.message);
     executor.recycle(std::move(run));
-    throw std::invalid_argument("target '" + target.name +
-                                "': its state function did not return (" + message +
-                                "): it must return without waiting");
+    throw StateFunctionFault(
+        "target '" + target.name + "': its state function did not return (" + message + "): " +
+        (capped ? "the state is asked after every call of a serial run, and its instrumented "
+                  "accesses count towards the run's cap of " +
+                      std::to_string(kSerialMaxSteps) +
+                      "; read the object without them (unsafe_peek())"
+                : std::string("it must return without waiting")));
+  }
+  if (guard.state_error) {
+    executor.recycle(std::move(run));
+    throw StateFunctionFault("target '" + target.name + "': " + *guard.state_error);
   }
   outcomes.clear();
   for (const history::Operation& op : run.history.operations()) {

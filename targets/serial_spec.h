@@ -49,8 +49,8 @@
 // sequences, a call never made from it); then a verdict can be wrong, as with a wrong model.
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
-// during which its run passes kSerialMaxSteps accesses (a spin that never ends: Line-Up counts
-// divergence as blocking) blocks. No call runs after it. The model tells_blocking(), so histories
+// makes more than kSerialMaxSteps accesses, its state function's included (a spin that never
+// ends: Line-Up counts divergence as blocking) blocks. No call runs after it. The model tells_blocking(), so histories
 // of deadlocked runs get Line-Up's rule (detect::CheckOptions::stuck).
 //
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
@@ -80,8 +80,8 @@
 
 namespace linfault::targets {
 
-// Accesses one serial run may make; the call that passes them counts as blocking (a spin that
-// never ends).
+// Accesses one serial call may make (dpct::ExecutionOptions::max_steps, per call of a sequential
+// part); one that passes them counts as blocking (a spin that never ends).
 inline constexpr std::uint64_t kSerialMaxSteps = 1'000'000;
 
 class NotDeterministic : public std::invalid_argument {
@@ -92,6 +92,13 @@ class NotDeterministic : public std::invalid_argument {
 // Two call sequences whose objects named equal states (Binding::state) answered a call
 // differently: the state function tells apart too little. A NotDeterministic, since it too means
 // that the serial specification as bound cannot be trusted; caught where that is.
+// The binding's state function waited, passed the serial run's step cap, or threw: the serial
+// specification as bound cannot be used (a NotDeterministic for that reason).
+class StateFunctionFault : public NotDeterministic {
+ public:
+  using NotDeterministic::NotDeterministic;
+};
+
 // Also thrown when a run that asks for the state after each call and one that does not answer
 // differently: the state function changes the object.
 class UnfaithfulState : public NotDeterministic {

@@ -221,6 +221,33 @@ LINFAULT_REGISTER_TARGET([] {
   return t;
 });
 
+// A counter whose state function reads its count through more instrumented loads than a serial
+// call may make.
+class SlowlyNamedCounter {
+ public:
+  void inc() { value_.fetch_add(1); }
+  std::int64_t state() {
+    std::int64_t value = 0;
+    for (std::uint64_t i = 0; i <= kSerialMaxSteps; ++i) value = value_.load();
+    return value;
+  }
+
+ private:
+  linfault::Atomic<std::int64_t> value_{0};
+};
+
+LINFAULT_REGISTER_TARGET([] {
+  Target t;
+  t.name = "serial_spec_test_slow_state";
+  t.model = "serial";
+  t.operations = {{"inc", no_arguments(), "inc()"}};
+  t.factory = Binding<SlowlyNamedCounter>()
+                  .method("inc", &SlowlyNamedCounter::inc)
+                  .state(&SlowlyNamedCounter::state)
+                  .factory();
+  return t;
+});
+
 // hold() keeps the lock; its state function takes the lock, so after hold() it waits forever.
 class Holder {
  public:
@@ -658,6 +685,47 @@ TEST(SerialSpecTest, AStateFunctionThatWaitsOrThrowsIsReportedNotTakenForABlocke
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("the state function threw after inc(): no state"));
   }
+}
+
+// The state function's accesses count towards its call's step cap: one that passes it is said to,
+// not taken for a call that never returns.
+TEST(SerialSpecTest, AStateFunctionThatPassesTheStepCapIsReportedAsSuch) {
+  HistoryBuilder b("one");
+  b.call(0, {"inc", {}}, Value());
+  try {
+    check(serial_spec_of("serial_spec_test_slow_state"), std::move(b).build());
+    FAIL() << "no error";
+  } catch (const StateFunctionFault& e) {
+    EXPECT_THAT(e.what(), HasSubstr("its instrumented accesses count towards the run's cap"));
+  }
+}
+
+// Long sequential histories of the built-in targets that name their state: their states are read
+// without scheduling points, and a serial run's step cap is per call (executor_test.cc,
+// ASequentialCallsStepCapIsItsOwn), so neither the walks nor the calls add up to a call that
+// counts as blocking, which would be a violation of a correct object.
+TEST(SerialSpecTest, BuiltInStatesCostNoStepsOnLongHistories) {
+  const std::map<std::string, std::pair<std::string, std::string>> methods = {
+      {"treiber_stack", {"push", "pop"}},
+      {"k_stack_buggy", {"push", "pop"}},
+      {"ms_queue", {"enq", "deq"}},
+      {"optimistic_queue", {"offer", "poll"}},
+      {"snark_deque", {"push_left", "pop_right"}}};
+  for (const auto& [name, calls] : methods) {
+    SCOPED_TRACE(name);
+    const bool lifo = name.find("stack") != std::string::npos;
+    HistoryBuilder b(name);
+    constexpr int kItems = 300;
+    for (int i = 0; i < kItems; ++i) b.call(0, {calls.first, {i}}, Value());
+    for (int i = 0; i < kItems; ++i) b.call(0, {calls.second, {}}, lifo ? kItems - 1 - i : i);
+    reset_serial_spec(name);
+    EXPECT_EQ(check(serial_spec_of(name), std::move(b).build()).result, Result::kLinearizable);
+  }
+  HistoryBuilder b("keys");
+  for (int i = 0; i < 300; ++i) b.call(0, {"add", {i}}, true);
+  for (int i = 0; i < 300; ++i) b.call(0, {"contains", {i}}, true);
+  reset_serial_spec("lf_list");
+  EXPECT_EQ(check(serial_spec_of("lf_list"), std::move(b).build()).result, Result::kLinearizable);
 }
 
 TEST(SerialSpecTest, ListsNameEveryKeyTheyHoldNotOnlyTheGeneratedOnes) {

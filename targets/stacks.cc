@@ -14,18 +14,21 @@ void TreiberStack::push(std::int64_t value) {
 }
 
 namespace {
+// Read without scheduling points: the state is read after every call of a serial run, and
+// instrumented loads would count towards its step cap (kSerialMaxSteps) a walk of the whole
+// stack each time.
 std::vector<std::int64_t> items_from(StackNode* top) {
   std::vector<std::int64_t> items;
-  for (StackNode* node = top; node != nullptr; node = node->next.load()) {
+  for (StackNode* node = top; node != nullptr; node = node->next.unsafe_peek()) {
     items.push_back(node->value);
   }
   return items;
 }
 }  // namespace
 
-std::vector<std::int64_t> TreiberStack::state() { return items_from(top_.load()); }
+std::vector<std::int64_t> TreiberStack::state() { return items_from(top_.unsafe_peek()); }
 
-std::vector<std::int64_t> KStack::state() { return items_from(top_.load()); }
+std::vector<std::int64_t> KStack::state() { return items_from(top_.unsafe_peek()); }
 
 std::optional<std::int64_t> TreiberStack::pop() {
   while (true) {

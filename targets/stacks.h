@@ -40,7 +40,8 @@ class TreiberStack {
   void push(std::int64_t value);
   std::optional<std::int64_t> pop();
   // The items from the top down: the stack's state for the serial specification
-  // (Binding::state), asked between the calls of a serial run only.
+  // (Binding::state), asked between the calls of a serial run only (it reads the links without
+  // scheduling points).
   std::vector<std::int64_t> state();
 
  private:

@@ -83,9 +83,10 @@ Input load_input(const std::string& file, const std::string& format_name, const 
       if (input.test_case->history.operations().empty()) {
         // Its "history" is optional: checking the calls alone, without their timing, would
         // say nothing of the run it records.
-        throw history::InputError(file, 0,
-                                  "the test case records no history (its optional \"history\" "
-                                  "field); replay or verify it instead");
+        throw history::InputError(
+            file, 0,
+            std::string("the test case records no history (its optional \"history\" field)") +
+                (input.test_case->target ? "; replay or verify it instead" : ""));
       }
       input.loaded = history::LoadedHistory{input.test_case->history, history::Format::kJson,
                                             input.test_case->model};

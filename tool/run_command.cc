@@ -164,6 +164,7 @@ void run_pipeline(RunArguments args) {
   try {
     m = minimize::minimize_saved_run(target, *d.failing, minimizer);
   } catch (const minimize::FailureNotReproduced& e) {
+    progress.finish();
     std::cerr << tool_name() << ": the failing run of seed " << d.failing->seed
               << " could not be minimized: " << e.what()
               << "; the object may not be deterministic under a replayed schedule (a shared "
