@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 
+#include "dpct/executor.h"
+#include "dpct/random_scheduler.h"
 #include "spec/registry.h"
 #include "targets/bind.h"
 #include "targets/lists.h"
@@ -780,6 +782,51 @@ std::optional<std::string> workload_problem(const Target& target, const dpct::Wo
     if (std::optional<std::string> problem = calls_problem(thread)) return problem;
   }
   return calls_problem(workload.reveal);
+}
+
+std::optional<std::string> workload_calls_failing_alone(const Target& target,
+                                                        const dpct::Workload& workload) {
+  // A call that spins alone ends at this cap as a livelock, which is not a refusal.
+  constexpr std::uint64_t kAloneMaxSteps = 100'000;
+  dpct::ExecutionOptions options;
+  options.record_points = false;
+  options.record_history = false;
+  options.max_steps = kAloneMaxSteps;
+  options.origin = "alone";
+  dpct::Executor executor;
+  dpct::RandomScheduler scheduler(0);  // nothing runs concurrently: no choice to make
+  dpct::Workload alone;
+  alone.setup = workload.setup;
+  const dpct::Run setup = executor.execute(target.factory, alone, scheduler, options);
+  if (setup.outcome == dpct::RunOutcome::kCrash) {
+    return "the workload's setup fails on its own: " + setup.message;
+  }
+  std::vector<std::string> tried;
+  auto failing = [&](const history::Call& call) -> std::optional<std::string> {
+    const std::string text = call.to_string();
+    if (std::find(tried.begin(), tried.end(), text) != tried.end()) return std::nullopt;
+    tried.push_back(text);
+    alone.setup = workload.setup;
+    alone.setup.push_back(call);
+    const dpct::Run run = executor.execute(target.factory, alone, scheduler, options);
+    if (run.outcome != dpct::RunOutcome::kCrash) return std::nullopt;
+    // The executor's message names the call as the setup's last ("setup call K CALL: what").
+    const std::string named = text + ": ";
+    const std::size_t at = run.message.find(named);
+    const std::string what =
+        at == std::string::npos ? run.message : run.message.substr(at + named.size());
+    return "the workload calls " + text + ", which fails on a fresh " + target.name +
+           " even alone after the setup (" + what + "): every run would crash";
+  };
+  for (const std::vector<history::Call>& thread : workload.threads) {
+    for (const history::Call& call : thread) {
+      if (std::optional<std::string> problem = failing(call)) return problem;
+    }
+  }
+  for (const history::Call& call : workload.reveal) {
+    if (std::optional<std::string> problem = failing(call)) return problem;
+  }
+  return std::nullopt;
 }
 
 history::Call random_call(const Target& target, ArgumentSource& source,

@@ -185,6 +185,14 @@ class CallChecker {
 // each such call as a crash of its own.
 std::optional<std::string> workload_problem(const Target& target, const dpct::Workload& workload);
 
+// For a workload written by hand (--workload): the first of its calls that `target` fails with
+// when it runs alone, right after the workload's setup, on a fresh object (a sequential run: an
+// exception, such as an argument the method refuses), or its setup's own failure, as one line;
+// nullopt when none fails. Such a call would otherwise make every run crash, and be reported as
+// the object's bug. Runs one short sequential run per distinct call.
+std::optional<std::string> workload_calls_failing_alone(const Target& target,
+                                                        const dpct::Workload& workload);
+
 // One call drawn from `target.operations`: uniformly, or by `weights` (one per operation) when
 // not empty.
 history::Call random_call(const Target& target, ArgumentSource& source,

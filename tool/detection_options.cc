@@ -165,9 +165,9 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
   if (!args.workload_file.empty()) {
     const nlohmann::json doc = history::read_json_file(args.workload_file);
     options.workload = detect::workload_from_json(doc, args.workload_file);
-    if (std::optional<std::string> problem = targets::workload_problem(target, *options.workload)) {
-      throw UsageError(args.workload_file + ": " + *problem);
-    }
+    std::optional<std::string> problem = targets::workload_problem(target, *options.workload);
+    if (!problem) problem = targets::workload_calls_failing_alone(target, *options.workload);
+    if (problem) throw UsageError(args.workload_file + ": " + *problem);
   }
   return options;
 }
