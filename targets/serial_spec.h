@@ -50,8 +50,9 @@
 //
 // Blocking: a serial call that deadlocks (waits for a lock nobody will release, or a notify) or
 // makes more than kSerialMaxSteps accesses, its state function's included (a spin that never
-// ends: Line-Up counts divergence as blocking) blocks. No call runs after it. The model tells_blocking(), so histories
-// of deadlocked runs get Line-Up's rule (detect::CheckOptions::stuck).
+// ends: Line-Up counts divergence as blocking) blocks. No call runs after it. The model
+// tells_blocking(), so histories of deadlocked runs get Line-Up's rule
+// (detect::CheckOptions::stuck).
 //
 // Pending operations may take any outcome. build(state) is the state's own call sequence (a valid
 // Ps, not necessarily the shortest; for a merged state, the call sequence that first reached
