@@ -1,7 +1,10 @@
 #include "detect/saved_run.h"
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "history/atomic_file.h"
@@ -195,6 +198,11 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
           {"history", history::history_to_json(run.history, run.model)}};
 }
 
+// The kinds of the runs a schedule replays: the driver's controlled schedulers (a portfolio
+// records its member) and bounded verification's exploration.
+constexpr std::string_view kControlledKinds[] = {"random", "pct",    "dpct",      "pos",
+                                                 "surw",   "window", "exhaustive"};
+
 SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origin) {
   const Reader reader(origin);
   if (!history::is_document_kind(doc, kKind)) {
@@ -226,6 +234,18 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
   run.scheduling.depth = static_cast<unsigned>(depth);
   run.scheduling.k = reader.unsigned_number(scheduler, "k", "scheduler");
   run.scheduling.max_steps = reader.unsigned_number(scheduler, "max_steps", "scheduler");
+  // The kind decides how the run is replayed (a native run has no schedule to follow), so a
+  // misspelt one must not pass as a controlled run; only a native run goes without a step cap.
+  const bool native = run.scheduling.kind == "native";
+  if (!native && std::find(std::begin(kControlledKinds), std::end(kControlledKinds),
+                           run.scheduling.kind) == std::end(kControlledKinds)) {
+    reader.fail("scheduler.kind", "unknown scheduler kind \"" + run.scheduling.kind +
+                                      "\" (expected native, random, pct, dpct, pos, surw, window "
+                                      "or exhaustive)");
+  }
+  if (!native && run.scheduling.max_steps == 0) {
+    reader.fail("scheduler.max_steps", "must be positive for a controlled run");
+  }
   run.scheduling.description = reader.string(scheduler, "description", "scheduler");
 
   run.workload = read_workload(reader, reader.field(doc, "workload", "document"), "workload");

@@ -43,7 +43,7 @@ namespace linfault::detect {
 // How the driver scheduled the run (the parameters a person wants to see; the exact decisions are
 // in SavedRun::schedule).
 struct SavedScheduling {
-  std::string kind;  // "native", "random", "pct", "dpct", "pos", "surw" or "window"
+  std::string kind;  // "native", "random", "pct", "dpct", "pos", "surw", "window" or "exhaustive"
   bool heuristic = false;
   std::uint64_t round_ops = 0;  // heuristic: operations of the other threads per round
   unsigned depth = 0;           // pct/dpct

@@ -118,6 +118,16 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
   nlohmann::json deep = doc;
   deep["scheduler"]["depth"] = std::uint64_t{1} << 33;
   expect_error(deep, "scheduler.depth: out of range");
+  // A misspelt kind passed as a controlled run, and a cap of 0 as the default one.
+  nlohmann::json misspelt = doc;
+  misspelt["scheduler"]["kind"] = "natve";
+  expect_error(misspelt, "scheduler.kind: unknown scheduler kind \"natve\"");
+  nlohmann::json uncapped = doc;
+  uncapped["scheduler"]["max_steps"] = 0;
+  expect_error(uncapped, "scheduler.max_steps: must be positive");
+  nlohmann::json native = uncapped;  // a native run has no cap
+  native["scheduler"]["kind"] = "native";
+  EXPECT_EQ(saved_run_from_json(native, "native.json").scheduling.kind, "native");
 
   EXPECT_THROW(read_saved_run("/nonexistent/run.json"), history::OpenError);
 }

@@ -99,6 +99,31 @@ TEST_F(LimitsCliTest, LimitsMustBeFiniteNonNegativeNumbersThatFit) {
   EXPECT_EQ(run("check examples/stack-pop-pop.edn --model stack --timeout 0").exit_code, 1);
 }
 
+// An empty text option used to be taken as not given: `--model ""` checked against the file's own
+// model and `--save ""` saved nothing, both with the exit code of a verdict.
+TEST_F(LimitsCliTest, EmptyTextOptionsAreRefused) {
+  struct Case {
+    std::string args;
+    std::string option;
+  };
+  const std::vector<Case> cases = {
+      {"check examples/stack-pop-pop.edn --model ''", "--model: "},
+      {"localize examples/stack-pop-pop.edn --model stack --format ''", "--format: "},
+      {"run --target treiber_stack_buggy --seed 1 --save ''", "--save: "},
+      {"run --target treiber_stack_buggy --seed 1 --gtest ''", "--gtest: "},
+      {"detect --target treiber_stack_buggy --histories 5 --out ''", "--out: "},
+      {"detect --target '' --histories 5", "--target: "},
+      {"triage examples/stack-pop-pop.edn --model ''", "--model: "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const RunResult result = run(c.args);
+    EXPECT_EQ(result.exit_code, 64) << result.out << result.err;
+    expect_one_line_error(result, c.option, "empty value");
+  }
+  EXPECT_EQ(run("check examples/stack-pop-pop.edn --model=stack").exit_code, 1);
+}
+
 TEST_F(LimitsCliTest, OutOfRangeOptionsSayTheRangeInOneShortLine) {
   struct Case {
     std::string args;

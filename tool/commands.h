@@ -74,13 +74,13 @@ const targets::Target& find_target(const std::string& name, const std::string& f
 void check_runnable(const targets::Target& target, const std::string& model,
                     const dpct::Workload& workload, const std::string& file);
 
-// Adds to every number option of `app` and its subcommands the checks CLI11 does not make: an
-// unsigned option takes only decimal digits that fit (no "-5", no silent saturation), a
-// floating-point one (seconds, fractions: none of them may be negative) only a finite number in
-// [0, kLargestNumberOption] (no "nan", which would disable a limit). Violations are usage errors
-// (exit 64).
+// Adds to every option of `app` and its subcommands the checks CLI11 does not make: an unsigned
+// option takes only decimal digits that fit (no "-5", no silent saturation), a floating-point one
+// (seconds, fractions: none of them may be negative) only a finite number in
+// [0, kLargestNumberOption] (no "nan", which would disable a limit), a text one (a file, a
+// model, a target) no empty string. Violations are usage errors (exit 64).
 inline constexpr double kLargestNumberOption = 1e9;
-void validate_number_options(CLI::App& app);
+void validate_option_values(CLI::App& app);
 
 // Validators for option values whose messages read as the tool's ("--jobs: must be greater than
 // 0, not 0"): CLI11's PositiveNumber and Range(0.0, 1.0) print their bounds as doubles, hundreds

@@ -106,6 +106,12 @@ std::string check_unsigned_text(const std::string& text) {
   return "";
 }
 
+// No text option has a meaning for "": `--save ""` would write nothing and `--model ""` would
+// fall back to the file's model, silently, where a script's variable was left unset.
+std::string check_text_not_empty(const std::string& text) {
+  return text.empty() ? "empty value" : "";
+}
+
 // A number option must be finite and of a sane magnitude (seconds, fractions): "nan" would
 // disable a limit, "inf" or 1e300 seconds overflow the clocks.
 std::string check_float_text(const std::string& text) {
@@ -159,16 +165,17 @@ const CLI::Validator& fraction() {
   return validator;
 }
 
-void validate_number_options(CLI::App& app) {
+void validate_option_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     // "UINT", or "UINT:POSITIVE" once a validator is attached.
     const std::string type = option->get_type_name();
     if (type.starts_with("UINT"))
       option->check(CLI::Validator(check_unsigned_text, "", "unsigned"));
     if (type.starts_with("FLOAT")) option->check(CLI::Validator(check_float_text, "", "finite"));
+    if (type.starts_with("TEXT")) option->check(CLI::Validator(check_text_not_empty, "", "text"));
   }
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
-    validate_number_options(*command);
+    validate_option_values(*command);
 }
 
 }  // namespace tool
@@ -243,7 +250,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
   tool::add_triage_command(app);
   tool::add_verify_command(app);
   tool::add_merge_command(app);
-  tool::validate_number_options(app);
+  tool::validate_option_values(app);
 
   try {
     app.parse(argc, argv);
