@@ -120,7 +120,7 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(SchedulerKind kind, const Plan& 
                       : std::make_unique<dpct::SurwScheduler>(dpct::SurwOptions{.seed = seed});
       break;
     case SchedulerKind::kWindow:
-      scheduler = std::make_unique<dpct::WindowScheduler>(seed);
+      scheduler = std::make_unique<dpct::WindowScheduler>(seed, options.window_pauses);
       break;
     case SchedulerKind::kNative:
       throw std::logic_error("native runs have no scheduler");
@@ -362,7 +362,12 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       plan.description = "pos (partial order sampling)" + heuristic;
       break;
     case SchedulerKind::kWindow:
-      plan.description = "window (pauses in read-then-act windows)" + heuristic;
+      plan.description = std::string("window (pauses in read-then-act windows") +
+                         (options.window_pauses == dpct::WindowPauses::kMixed ? ""
+                          : options.window_pauses == dpct::WindowPauses::kAct
+                              ? ", only right before acts"
+                              : ", only at one access drawn inside each operation") +
+                         ")" + heuristic;
       break;
     case SchedulerKind::kSurw:
       plan.tree_estimator = static_cast<bool>(options.step_estimator);
@@ -407,6 +412,11 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
   if (options.epoch_operations > 0 && pct_like) {
     plan.description +=
         ", plan redrawn every " + std::to_string(options.epoch_operations) + " operations";
+  }
+  if (options.window_pauses != dpct::WindowPauses::kMixed &&
+      options.scheduler == SchedulerKind::kPortfolio) {
+    plan.description +=
+        std::string(", window pauses: ") + dpct::window_pauses_name(options.window_pauses);
   }
   if (options.write_bias > 0 && pct_like) {
     std::ostringstream bias;

@@ -79,6 +79,7 @@
 #include "detect/saved_run.h"
 #include "dpct/scheduler.h"
 #include "dpct/step_estimator.h"
+#include "dpct/window_scheduler.h"
 #include "targets/registry.h"
 
 namespace linfault::detect {
@@ -186,6 +187,8 @@ struct DriverOptions {
   // pct/dpct: probability that a change point falling on a load is deferred to the thread's next
   // write-like access (PctOptions::defer_to_write); 0: plain PCT.
   double write_bias = kDefaultWriteBias;
+  // window (and the portfolio's window member): where operations may pause.
+  dpct::WindowPauses window_pauses = dpct::WindowPauses::kMixed;
   std::uint64_t steps = 0;  // PCT's k; 0: learnt from pilot runs
   std::uint64_t pilot_runs = 8;
   std::uint64_t seed = 1;

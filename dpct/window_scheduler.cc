@@ -46,7 +46,31 @@ double WindowScheduler::accesses_per_operation() const {
              : kAssumedAccesses;
 }
 
+const char* window_pauses_name(WindowPauses pauses) {
+  switch (pauses) {
+    case WindowPauses::kMixed:
+      return "mixed";
+    case WindowPauses::kAct:
+      return "act";
+    case WindowPauses::kInside:
+      return "inside";
+  }
+  return "?";
+}
+
+std::optional<WindowPauses> parse_window_pauses(std::string_view name) {
+  for (WindowPauses pauses : {WindowPauses::kMixed, WindowPauses::kAct, WindowPauses::kInside}) {
+    if (name == window_pauses_name(pauses)) return pauses;
+  }
+  return std::nullopt;
+}
+
 void WindowScheduler::draw_windows(ThreadState& state) {
+  if (where_ != WindowPauses::kMixed) {
+    state.act_window = where_ == WindowPauses::kAct;
+    state.inside_window = where_ == WindowPauses::kInside;
+    return;
+  }
   const auto& [p_act, p_inside] = kProbabilities[rng_.below(kProbabilities.size())];
   state.act_window = rng_.unit() < p_act;
   state.inside_window = rng_.unit() < p_inside;
@@ -159,6 +183,7 @@ void WindowScheduler::end(Schedule& schedule) {
   schedule.set_parameter("seed", std::to_string(seed_));
   schedule.set_parameter("n", std::to_string(threads_.size()));
   schedule.set_parameter("pauses", std::to_string(pauses_));
+  if (where_ != WindowPauses::kMixed) schedule.set_parameter("windows", window_pauses_name(where_));
 }
 
 }  // namespace linfault::dpct

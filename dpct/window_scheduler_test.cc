@@ -117,18 +117,61 @@ class ProbeAndSlowUpdate final : public ObjectUnderTest {
   Atomic<int> noise_{0};
 };
 
+// Where the probes of a run paused: how many had a whole slow_update run between their first and
+// last read, and how many between their last read and their store.
+struct ProbePauses {
+  std::size_t probes = 0;
+  std::size_t between_reads = 0;
+  std::size_t before_store = 0;
+};
+
+ProbePauses probe_pauses(const dpct::Run& run, std::size_t ops) {
+  // Each probe's accesses (reads, then the store), by their place in the trace.
+  std::vector<std::vector<std::size_t>> accesses(ops);
+  for (std::size_t i = 0; i < run.trace.size(); ++i) {
+    const TraceStep& step = run.trace[i];
+    if (step.phase == Phase::kConcurrent && step.thread == 0) {
+      accesses[step.op_index].push_back(i);
+    }
+  }
+  // Whether a whole slow_update (of thread 1) ran strictly between trace steps `from` and `to`.
+  auto whole_update_between = [&](std::size_t from, std::size_t to) {
+    std::set<std::size_t> started;
+    for (std::size_t j = from + 1; j < to; ++j) {
+      const TraceStep& step = run.trace[j];
+      if (step.thread != 1) continue;
+      if (step.kind == AccessKind::kStore && started.count(step.op_index) > 0) return true;
+      started.insert(step.op_index);
+    }
+    return false;
+  };
+  ProbePauses pauses;
+  for (const std::vector<std::size_t>& probe : accesses) {
+    if (probe.size() < 5) continue;  // four reads and the store
+    ++pauses.probes;
+    pauses.between_reads += whole_update_between(probe[0], probe[3]) ? 1 : 0;
+    pauses.before_store += whole_update_between(probe[3], probe[4]) ? 1 : 0;
+  }
+  return pauses;
+}
+
+Workload probes_against_slow_updates(std::size_t ops) {
+  Workload w;
+  w.threads.resize(2);
+  for (std::size_t i = 0; i < ops; ++i) {
+    w.threads[0].push_back(Call{"probe", {}});
+    w.threads[1].push_back(Call{"slow_update", {}});
+  }
+  return w;
+}
+
 // Where an operation may pause is drawn per operation, not per run: within every run some of
 // probe's operations pause between their reads (a whole slow_update runs there) and some go
 // through. Drawn per run, a fifth of the runs (p_inside = 0) never paused between two reads, and
 // a long history had no chance at a bug that needs it.
 TEST(WindowSchedulerTest, EveryRunMixesWhereItsOperationsPause) {
   constexpr std::size_t kOps = 60;
-  Workload w;
-  w.threads.resize(2);
-  for (std::size_t i = 0; i < kOps; ++i) {
-    w.threads[0].push_back(Call{"probe", {}});
-    w.threads[1].push_back(Call{"slow_update", {}});
-  }
+  const Workload w = probes_against_slow_updates(kOps);
   ExecutionOptions options;
   options.record_trace = true;
   Executor executor;
@@ -138,36 +181,49 @@ TEST(WindowSchedulerTest, EveryRunMixesWhereItsOperationsPause) {
     const dpct::Run run =
         executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, window, options);
     ASSERT_EQ(run.outcome, RunOutcome::kOk);
-    // Each probe's reads, by their place in the trace.
-    std::vector<std::vector<std::size_t>> reads(kOps);
-    for (std::size_t i = 0; i < run.trace.size(); ++i) {
-      const TraceStep& step = run.trace[i];
-      if (step.phase == Phase::kConcurrent && step.thread == 0 && step.kind == AccessKind::kLoad) {
-        reads[step.op_index].push_back(i);
-      }
-    }
-    // A probe paused between its reads when a whole slow_update ran there.
-    std::size_t probes = 0;
-    std::size_t paused_between_reads = 0;
-    for (const std::vector<std::size_t>& probe : reads) {
-      if (probe.size() < 4) continue;
-      ++probes;
-      std::set<std::size_t> started;
-      bool whole = false;
-      for (std::size_t j = probe.front() + 1; j < probe.back(); ++j) {
-        const TraceStep& step = run.trace[j];
-        if (step.kind == AccessKind::kStore) {
-          whole = whole || started.count(step.op_index) > 0;
-        } else {
-          started.insert(step.op_index);
-        }
-      }
-      paused_between_reads += whole ? 1 : 0;
-    }
-    EXPECT_EQ(probes, kOps);
-    EXPECT_GT(paused_between_reads, 0u) << "seed " << seed;
-    EXPECT_LT(paused_between_reads, kOps) << "seed " << seed;
+    const ProbePauses pauses = probe_pauses(run, kOps);
+    EXPECT_EQ(pauses.probes, kOps);
+    EXPECT_GT(pauses.between_reads, 0u) << "seed " << seed;
+    EXPECT_LT(pauses.between_reads, kOps) << "seed " << seed;
   }
+}
+
+// --window-pauses act: every probe may pause before its store and none between its reads;
+// inside: probes pause between their reads, and no more often before their store than a pause
+// drawn among the accesses lands there.
+TEST(WindowSchedulerTest, PausesOnlyWhereTheyAreAskedFor) {
+  constexpr std::size_t kOps = 60;
+  const Workload w = probes_against_slow_updates(kOps);
+  ExecutionOptions options;
+  options.record_trace = true;
+  Executor executor;
+  ProbePauses act_total;
+  ProbePauses inside_total;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    WindowScheduler act(seed, WindowPauses::kAct);
+    const dpct::Run act_run =
+        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, act, options);
+    ASSERT_EQ(act_run.outcome, RunOutcome::kOk);
+    const ProbePauses at_acts = probe_pauses(act_run, kOps);
+    EXPECT_EQ(at_acts.between_reads, 0u) << "seed " << seed;
+    act_total.before_store += at_acts.before_store;
+    WindowScheduler inside(seed, WindowPauses::kInside);
+    const dpct::Run inside_run =
+        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, inside, options);
+    ASSERT_EQ(inside_run.outcome, RunOutcome::kOk);
+    const ProbePauses within = probe_pauses(inside_run, kOps);
+    EXPECT_GT(within.between_reads, 0u) << "seed " << seed;
+    inside_total.between_reads += within.between_reads;
+    inside_total.before_store += within.before_store;
+  }
+  // About half of the act pauses wait for a whole slow_update (the others end after the
+  // update's store started, or by their step bound).
+  EXPECT_GT(act_total.before_store, 20 * kOps / 4) << act_total.before_store;
+  EXPECT_GT(inside_total.between_reads, 2 * inside_total.before_store)
+      << inside_total.between_reads << " against " << inside_total.before_store;
+  EXPECT_EQ(parse_window_pauses("act"), WindowPauses::kAct);
+  EXPECT_EQ(std::string(window_pauses_name(WindowPauses::kInside)), "inside");
+  EXPECT_FALSE(parse_window_pauses("outside").has_value());
 }
 
 // A thread that waits for a paused one in a loop without a spin hint (so nothing tells the

@@ -140,6 +140,37 @@ TEST_F(DetectCliTest, PosSurwAndWindowFindTheTreiberBugAndReplayIt) {
   }
 }
 
+// --window-pauses act keeps each operation's check-then-act window and no other: the window
+// scheduler's runs record it, replay it, and stay clean on the correct stack.
+TEST_F(DetectCliTest, WindowPausesChooseWhereOperationsPause) {
+  const fs::path runs = dir_ / "runs-act";
+  const RunResult r = run(
+      "detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --scheduler window "
+      "--window-pauses act --json --out '" +
+      runs.string() + "'");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_GT(summary["violations"].get<int>(), 0);
+  EXPECT_NE(summary["scheduler"].get<std::string>().find("only right before acts"),
+            std::string::npos)
+      << summary["scheduler"];
+  const std::string first = summary["saved"][0];
+  EXPECT_NE(read_file(first).find("windows=act"), std::string::npos);
+  const RunResult replay = run("replay '" + first + "'");
+  EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+  for (const std::string pauses : {"act", "inside"}) {
+    const RunResult control =
+        run("detect --target treiber_stack --threads 2 --ops 6 --histories 60 --scheduler window "
+            "--window-pauses " +
+            pauses);
+    EXPECT_EQ(control.exit_code, 0) << pauses << control.out << control.err;
+  }
+  const RunResult pct = run("detect --target treiber_stack --scheduler pct --window-pauses act");
+  EXPECT_EQ(pct.exit_code, 64) << pct.out << pct.err;
+  expect_one_line_error(pct, "--window-pauses act applies to --scheduler window or portfolio",
+                        "not pct");
+}
+
 TEST_F(DetectCliTest, UsageErrorsExit64WithOneLine) {
   RunResult r = run("detect --target no_such_target --histories 1");
   EXPECT_EQ(r.exit_code, 64);

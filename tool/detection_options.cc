@@ -102,6 +102,13 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "PCT")
       ->capture_default_str()
       ->check(fraction());
+  app.add_option("--window-pauses", args.window_pauses,
+                 "window (and the portfolio's window member): where operations may pause; "
+                 "mixed: each operation draws between right before its first act and inside; "
+                 "act: only right before the first store, read-modify-write or lock after a "
+                 "read (check-then-act bugs); inside: only at one access drawn inside it")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mixed", "act", "inside"}));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
   app.add_option("--seed", args.seed,
@@ -151,6 +158,13 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
     }
   }
   options.write_bias = args.write_bias;
+  options.window_pauses = *dpct::parse_window_pauses(args.window_pauses);
+  if (options.window_pauses != dpct::WindowPauses::kMixed &&
+      options.scheduler != detect::SchedulerKind::kWindow &&
+      options.scheduler != detect::SchedulerKind::kPortfolio) {
+    throw UsageError("--window-pauses " + args.window_pauses +
+                     " applies to --scheduler window or portfolio, not " + args.scheduler);
+  }
   options.steps = args.k;
   options.seed = args.seed;
   options.jobs = args.jobs;
@@ -189,6 +203,7 @@ nlohmann::json detection_campaign(const targets::Target& target,
           {"depth", options.depth},
           {"epoch", options.epoch_operations},
           {"write_bias", options.write_bias},
+          {"window_pauses", dpct::window_pauses_name(options.window_pauses)},
           {"k", options.steps},
           {"timeout", options.check_timeout_seconds},
           {"max_steps", options.max_steps}};

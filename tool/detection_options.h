@@ -35,6 +35,7 @@ struct DetectionArguments {
   unsigned depth = 3;
   std::string epoch = "auto";  // --epoch: "auto" (one operation per thread) or a count
   double write_bias = detect::kDefaultWriteBias;  // --write-bias
+  std::string window_pauses = "mixed";            // --window-pauses mixed|act|inside
   std::uint64_t k = 0;
   std::uint64_t seed = 1;
   unsigned jobs = 1;
@@ -47,7 +48,7 @@ struct DetectionArguments {
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
 // --scheduler, --shapes, --native-noise, --heuristic, --round-ops, --depth, --epoch,
-// --write-bias, --k, --seed, --jobs,
+// --write-bias, --window-pauses, --k, --seed, --jobs,
 // --timeout, --max-steps, --workload, --spec.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 

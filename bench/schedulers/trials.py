@@ -18,7 +18,8 @@ and reports every violation, unknown verdict, deadlock, livelock or crash; it ex
 
     python3 bench/schedulers/trials.py --linfault build/tool/linfault \\
         [--user-tool build-user/user-linfault] [--budget 1000] [--trials 20] [--threads 2] \\
-        [--ops 6] [--jobs 1] [--parallel 2] [--shapes S] [--target T]... [--scheduler S]...
+        [--ops 6] [--jobs 1] [--parallel 2] [--shapes S] [--window-pauses W] [--target T]...
+        [--scheduler S]...
         [--controls N] [--compare A:B]...
 
 After the table: per scheduler, the trials that found and the geometric mean over the rows of
@@ -106,6 +107,8 @@ def detect(binary, target, scheduler, args, seed, histories, stop_at_first):
                "--json"]
     if args.shapes:
         command += ["--shapes", args.shapes]
+    if args.window_pauses and scheduler in ("window", "portfolio"):
+        command += ["--window-pauses", args.window_pauses]
     if stop_at_first:
         command.append("--stop-at-first")
     try:
@@ -289,6 +292,9 @@ def main():
                         help="seconds per detect run before the cell reports a timeout")
     parser.add_argument("--shapes", choices=["even", "split", "uneven", "mixed"],
                         help="detect --shapes of every campaign (default: the binary's)")
+    parser.add_argument("--window-pauses", choices=["mixed", "act", "inside"],
+                        help="detect --window-pauses of the window and portfolio campaigns "
+                             "(default: the binary's)")
     parser.add_argument("--target", action="append", help="only these targets (repeatable)")
     parser.add_argument("--scheduler", action="append", choices=SCHEDULERS)
     parser.add_argument("--controls", type=int, metavar="N",

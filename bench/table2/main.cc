@@ -9,6 +9,7 @@
 //   bench_table2 [--quick] [--controls N] [--object NAME]... [--jobs J] [--keys MAX|target]
 //                [--write-bias P] [--native-noise on|off] [--versions BDHdPW]
 //                [--histories N] [--seed S] [--epoch E] [--depth D] [--scheduler S] [--no-minimize]
+//                [--window-pauses mixed|act|inside]
 //
 // Set keys are drawn from the targets' own range (0..4) by default; `--keys 99` draws them from
 // 0..99 as in the paper (which lowers the set targets' detection rates: README.md).
@@ -18,7 +19,8 @@
 // versions: the portfolio scheduler over mixed even and split shapes (detect --scheduler
 // portfolio --shapes mixed); B, D, H and D/1 run the paper's even 2 x M histories. P is compared
 // with the paper's D. W is the window scheduler (dpct/window_scheduler.h) on the paper's even
-// histories, also compared with the paper's D.
+// histories, also compared with the paper's D; `--window-pauses` sets where its operations pause
+// (detect --window-pauses, default mixed).
 //
 // For experiments: --histories and --seed replace each row's count and seed 1, --epoch and
 // --depth D's and H's PCT epoch (2) and depth (3), --scheduler runs D and H under another
@@ -45,6 +47,7 @@
 
 namespace {
 
+namespace dpct = linfault::dpct;
 namespace detect = linfault::detect;
 namespace minimize = linfault::minimize;
 namespace targets = linfault::targets;
@@ -140,9 +143,10 @@ struct Settings {
   std::uint64_t control_executions = 100'000;
   std::vector<std::string> only;
   unsigned jobs = 1;
-  std::int64_t max_key = -1;                      // -1: the targets' own key range
-  double write_bias = detect::kDefaultWriteBias;  // D and H; D/1 is plain D-PCT
-  bool native_noise = true;                       // B: detect --native-noise
+  std::int64_t max_key = -1;                                      // -1: the targets' own key range
+  double write_bias = detect::kDefaultWriteBias;                  // D and H; D/1 is plain D-PCT
+  bool native_noise = true;                                       // B: detect --native-noise
+  dpct::WindowPauses window_pauses = dpct::WindowPauses::kMixed;  // W: detect --window-pauses
   std::string versions = "BDHdPW";  // which to run: B, D, H, d (= D/1), P (portfolio), W (window)
   // Experiments: 0 = the row's own figure / the default.
   std::uint64_t histories = 0;
@@ -217,6 +221,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   // the paper's D-PCT with one plan per history.
   options.epoch_operations = version == 3 ? 0 : settings.epoch;
   options.write_bias = version == 3 ? 0 : settings.write_bias;
+  options.window_pauses = settings.window_pauses;
   if (version != 0) options.step_estimator = linfault::minimize::tree_step_estimators();
   detect::DetectionReport report;
   try {
@@ -374,6 +379,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_table2: unknown scheduler '%s'\n", argv[i]);
         return 64;
       }
+    } else if (arg == "--window-pauses" && i + 1 < argc) {
+      const std::optional<dpct::WindowPauses> pauses = dpct::parse_window_pauses(argv[++i]);
+      if (!pauses) {
+        std::fprintf(stderr, "bench_table2: --window-pauses: expected mixed, act or inside\n");
+        return 64;
+      }
+      settings.window_pauses = *pauses;
     } else if (arg == "--keys" && i + 1 < argc) {
       const std::string keys = argv[++i];
       settings.max_key = keys == "target" ? -1 : std::strtoll(keys.c_str(), nullptr, 10);
@@ -382,7 +394,7 @@ int main(int argc, char** argv) {
                    "usage: bench_table2 [--quick] [--controls N] [--object TARGET]... [--jobs J]"
                    " [--keys MAX|target] [--write-bias P] [--native-noise on|off]"
                    " [--versions BDHdPW] [--histories N] [--seed S] [--epoch E] [--depth D]"
-                   " [--scheduler S] [--no-minimize]\n");
+                   " [--scheduler S] [--no-minimize] [--window-pauses mixed|act|inside]\n");
       return 64;
     }
   }
@@ -406,6 +418,10 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(settings.epoch), settings.depth,
         settings.d_scheduler ? detect::scheduler_kind_name(*settings.d_scheduler) : "dpct",
         settings.minimize ? "" : ", no minimization");
+  }
+  if (settings.window_pauses != dpct::WindowPauses::kMixed) {
+    std::printf("W pauses operations: %s (detect --window-pauses).\n",
+                dpct::window_pauses_name(settings.window_pauses));
   }
   if (settings.max_key >= 0) {
     std::printf("Set keys in 0..%lld (the paper: 0..99).\n\n",
