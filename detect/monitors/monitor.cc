@@ -274,10 +274,21 @@ history::History operations_history(const history::History& history,
   }
   std::sort(stamps.begin(), stamps.end(),
             [](const Stamp& a, const Stamp& b) { return a.event < b.event; });
+  std::vector<std::int32_t> ops_of_new;  // the new history's op i is `history`'s ops_of_new[i]
+  ops_of_new.reserve(ops.size());
   history::HistoryBuilder builder(history.origin());
   for (const Stamp& s : stamps) {
     const history::Operation& op = history.op(s.op);
     if (s.event == op.call_event) {
+      // A pending operation has no return event: it ends where its process calls again, as the
+      // readers end it (docs/formats.md). Left open, the next call would be refused as input
+      // that calls twice at once.
+      if (const std::optional<history::OpIndex> open = builder.open_call(op.process)) {
+        builder.respond(op.process, history::Outcome::kPending,
+                        history.op(ops_of_new[*open]).result,
+                        history.op(ops_of_new[*open]).source.return_line);
+      }
+      ops_of_new.push_back(s.op);
       builder.invoke(op.process, op.call, op.source.call_line, op.key);
     } else {
       builder.respond(op.process, op.outcome, op.result, op.source.return_line);

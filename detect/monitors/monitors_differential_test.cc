@@ -3,6 +3,7 @@
 // monitor verdict equals the search's, including the shortest violating prefix and its culprit.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include "detect/checker.h"
 #include "detect/monitors/monitor.h"
+#include "history/json_format.h"
 #include "spec/generator.h"
 
 namespace linfault::detect {
@@ -136,6 +138,35 @@ TEST_P(MonitorVersusSearch, AgreeOnRandomSmallHistories) {
   EXPECT_GT(tally.decided, 1600) << tally.unsupported << " unsupported";
   EXPECT_GT(tally.violations, 400);
   EXPECT_LT(tally.violations, tally.decided);
+}
+
+// A pending call ends where its process calls again (docs/formats.md). The set monitor rebuilt
+// each value's operations as a history of their own and kept such a call open there, so the
+// process's next call on the same value was refused as bad input (exit 65), by default.
+TEST(MonitorVersusSearchTest, APendingCallFollowedByItsProcesssNextCallIsDecided) {
+  const std::string pending_then_again =
+      R"({"process": 1, "method": "remove", "args": [2], "outcome": "pending", "call": 0},
+         {"process": 1, "method": "add", "args": [2], "outcome": "pending", "call": 1},
+         {"process": 0, "method": "contains", "args": [2], "result": true, "call": 2, "return": 3})";
+  const std::string two_removes =
+      R"(, {"process": 0, "method": "remove", "args": [2], "result": true, "call": 4, "return": 5},
+         {"process": 0, "method": "remove", "args": [2], "result": true, "call": 6, "return": 7})";
+  for (const auto& [operations, expected] :
+       {std::pair{pending_then_again, Result::kLinearizable},
+        std::pair{pending_then_again + two_removes, Result::kViolation}}) {
+    SCOPED_TRACE(operations);
+    const History history = history::history_from_json(
+        nlohmann::json::parse(R"({"model": "set", "operations": [)" + operations + "]}"),
+        "pending.json");
+    CheckOptions options;
+    for (const bool partition : {true, false}) {
+      options.partition = partition;
+      const Verdict automatic = check_auto("set", history, options);
+      EXPECT_EQ(automatic.result, expected) << automatic.reason;
+      EXPECT_EQ(automatic.algorithm.rfind("monitor", 0), 0u) << automatic.algorithm;
+      EXPECT_EQ(check_auto("set", history, options, Algo::kSearch).result, expected);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, MonitorVersusSearch,
