@@ -413,15 +413,15 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
     plan.description +=
         ", plan redrawn every " + std::to_string(options.epoch_operations) + " operations";
   }
-  if (options.window_pauses != dpct::WindowPauses::kMixed &&
-      options.scheduler == SchedulerKind::kPortfolio) {
-    plan.description +=
-        std::string(", window pauses: ") + dpct::window_pauses_name(options.window_pauses);
-  }
   if (options.write_bias > 0 && pct_like) {
     std::ostringstream bias;
     bias << options.write_bias;
     plan.description += ", write bias " + bias.str();
+  }
+  if (options.window_pauses != dpct::WindowPauses::kMixed &&
+      options.scheduler == SchedulerKind::kPortfolio) {
+    plan.description +=
+        std::string(", window member pauses: ") + dpct::window_pauses_name(options.window_pauses);
   }
   set_role_mixes(plan, target, options);
   if (!options.workload && options.shapes != ShapeMix::kEven && options.threads >= 2 &&

@@ -199,7 +199,8 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
 }
 
 // The kinds of the runs a schedule replays: the driver's controlled schedulers (a portfolio
-// records its member) and bounded verification's exploration.
+// records its member; a new scheduler of detect/driver.h's SchedulerKind belongs here too) and
+// bounded verification's exploration.
 constexpr std::string_view kControlledKinds[] = {"random", "pct",    "dpct",      "pos",
                                                  "surw",   "window", "exhaustive"};
 

@@ -197,21 +197,21 @@ TEST(WindowSchedulerTest, PausesOnlyWhereTheyAreAskedFor) {
   ExecutionOptions options;
   options.record_trace = true;
   Executor executor;
+  // The probes' pauses in the run of `seed` under `pauses`.
+  auto pauses_of = [&](std::uint64_t seed, WindowPauses pauses) {
+    WindowScheduler window(seed, pauses);
+    const dpct::Run run =
+        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, window, options);
+    EXPECT_EQ(run.outcome, RunOutcome::kOk);
+    return probe_pauses(run, kOps);
+  };
   ProbePauses act_total;
   ProbePauses inside_total;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    WindowScheduler act(seed, WindowPauses::kAct);
-    const dpct::Run act_run =
-        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, act, options);
-    ASSERT_EQ(act_run.outcome, RunOutcome::kOk);
-    const ProbePauses at_acts = probe_pauses(act_run, kOps);
+    const ProbePauses at_acts = pauses_of(seed, WindowPauses::kAct);
     EXPECT_EQ(at_acts.between_reads, 0u) << "seed " << seed;
     act_total.before_store += at_acts.before_store;
-    WindowScheduler inside(seed, WindowPauses::kInside);
-    const dpct::Run inside_run =
-        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, inside, options);
-    ASSERT_EQ(inside_run.outcome, RunOutcome::kOk);
-    const ProbePauses within = probe_pauses(inside_run, kOps);
+    const ProbePauses within = pauses_of(seed, WindowPauses::kInside);
     EXPECT_GT(within.between_reads, 0u) << "seed " << seed;
     inside_total.between_reads += within.between_reads;
     inside_total.before_store += within.before_store;

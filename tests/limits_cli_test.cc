@@ -122,6 +122,10 @@ TEST_F(LimitsCliTest, EmptyTextOptionsAreRefused) {
     expect_one_line_error(result, c.option, "empty value");
   }
   EXPECT_EQ(run("check examples/stack-pop-pop.edn --model=stack").exit_code, 1);
+  // An empty item of a list option still means none: no setup calls.
+  const RunResult no_setup =
+      run("verify --target treiber_stack --threads 2 --ops 1 --setup '' --json");
+  EXPECT_EQ(no_setup.exit_code, 0) << no_setup.out << no_setup.err;
 }
 
 TEST_F(LimitsCliTest, OutOfRangeOptionsSayTheRangeInOneShortLine) {

@@ -77,8 +77,8 @@ void check_runnable(const targets::Target& target, const std::string& model,
 // Adds to every option of `app` and its subcommands the checks CLI11 does not make: an unsigned
 // option takes only decimal digits that fit (no "-5", no silent saturation), a floating-point one
 // (seconds, fractions: none of them may be negative) only a finite number in
-// [0, kLargestNumberOption] (no "nan", which would disable a limit), a text one (a file, a
-// model, a target) no empty string. Violations are usage errors (exit 64).
+// [0, kLargestNumberOption] (no "nan", which would disable a limit), a text one that takes one
+// value (a file, a model, a target) no empty string. Violations are usage errors (exit 64).
 inline constexpr double kLargestNumberOption = 1e9;
 void validate_option_values(CLI::App& app);
 

@@ -105,8 +105,9 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   app.add_option("--window-pauses", args.window_pauses,
                  "window (and the portfolio's window member): where operations may pause; "
                  "mixed: each operation draws between right before its first act and inside; "
-                 "act: only right before the first store, read-modify-write or lock after a "
-                 "read (check-then-act bugs); inside: only at one access drawn inside it")
+                 "act: only right before its first store, read-modify-write or lock after its "
+                 "first access (check-then-act bugs); inside: only at one access drawn inside it "
+                 "(about two operations in three pause)")
       ->capture_default_str()
       ->check(CLI::IsMember({"mixed", "act", "inside"}));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
@@ -189,24 +190,30 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
 nlohmann::json detection_campaign(const targets::Target& target,
                                   const detect::DriverOptions& options,
                                   const std::string& scheduler) {
-  return {{"target", target.name},
-          {"model", target.model},
-          {"scheduler", scheduler},
-          {"threads", options.workload ? 0 : options.threads},
-          {"ops", options.workload ? 0 : options.ops_per_thread},
-          {"workload", options.workload ? detect::workload_to_json(*options.workload)
-                                        : nlohmann::json(nullptr)},
-          {"histories", options.histories},
-          {"seed", options.seed},
-          {"heuristic", options.heuristic},
-          {"round_ops", options.round_ops},
-          {"depth", options.depth},
-          {"epoch", options.epoch_operations},
-          {"write_bias", options.write_bias},
-          {"window_pauses", dpct::window_pauses_name(options.window_pauses)},
-          {"k", options.steps},
-          {"timeout", options.check_timeout_seconds},
-          {"max_steps", options.max_steps}};
+  nlohmann::json campaign = {
+      {"target", target.name},
+      {"model", target.model},
+      {"scheduler", scheduler},
+      {"threads", options.workload ? 0 : options.threads},
+      {"ops", options.workload ? 0 : options.ops_per_thread},
+      {"workload",
+       options.workload ? detect::workload_to_json(*options.workload) : nlohmann::json(nullptr)},
+      {"histories", options.histories},
+      {"seed", options.seed},
+      {"heuristic", options.heuristic},
+      {"round_ops", options.round_ops},
+      {"depth", options.depth},
+      {"epoch", options.epoch_operations},
+      {"write_bias", options.write_bias},
+      {"k", options.steps},
+      {"timeout", options.check_timeout_seconds},
+      {"max_steps", options.max_steps}};
+  // Only when chosen: the summaries of default campaigns, and their merges with shards written
+  // before the option existed, stay as they were.
+  if (options.window_pauses != dpct::WindowPauses::kMixed) {
+    campaign["window_pauses"] = dpct::window_pauses_name(options.window_pauses);
+  }
+  return campaign;
 }
 
 }  // namespace linfault::tool

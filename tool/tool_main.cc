@@ -172,7 +172,9 @@ void validate_option_values(CLI::App& app) {
     if (type.starts_with("UINT"))
       option->check(CLI::Validator(check_unsigned_text, "", "unsigned"));
     if (type.starts_with("FLOAT")) option->check(CLI::Validator(check_float_text, "", "finite"));
-    if (type.starts_with("TEXT")) option->check(CLI::Validator(check_text_not_empty, "", "text"));
+    // A list's empty item may mean "none" (verify --setup '': no setup calls).
+    if (type.starts_with("TEXT") && option->get_items_expected_max() <= 1)
+      option->check(CLI::Validator(check_text_not_empty, "", "text"));
   }
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; }))
     validate_option_values(*command);

@@ -221,7 +221,7 @@ Cell run_version(const targets::Target& target, const Row& row, int version,
   // the paper's D-PCT with one plan per history.
   options.epoch_operations = version == 3 ? 0 : settings.epoch;
   options.write_bias = version == 3 ? 0 : settings.write_bias;
-  options.window_pauses = settings.window_pauses;
+  if (version == 5) options.window_pauses = settings.window_pauses;
   if (version != 0) options.step_estimator = linfault::minimize::tree_step_estimators();
   detect::DetectionReport report;
   try {
