@@ -106,8 +106,9 @@ std::string check_unsigned_text(const std::string& text) {
   return "";
 }
 
-// No text option has a meaning for "": `--save ""` would write nothing and `--model ""` would
-// fall back to the file's model, silently, where a script's variable was left unset.
+// No text option of one value has a meaning for "": `--save ""` would write nothing and
+// `--model ""` would fall back to the file's model, silently, where a script's variable was left
+// unset.
 std::string check_text_not_empty(const std::string& text) {
   return text.empty() ? "empty value" : "";
 }
