@@ -155,14 +155,23 @@ ProbePauses probe_pauses(const dpct::Run& run, std::size_t ops) {
   return pauses;
 }
 
-Workload probes_against_slow_updates(std::size_t ops) {
+// Where the probes paused in the window run of `seed`, under `where`, of `ops` probes against as
+// many slow_updates.
+ProbePauses probe_pauses_of_run(std::uint64_t seed, WindowPauses where, std::size_t ops) {
   Workload w;
   w.threads.resize(2);
   for (std::size_t i = 0; i < ops; ++i) {
     w.threads[0].push_back(Call{"probe", {}});
     w.threads[1].push_back(Call{"slow_update", {}});
   }
-  return w;
+  ExecutionOptions options;
+  options.record_trace = true;
+  Executor executor;
+  WindowScheduler window(seed, where);
+  const dpct::Run run =
+      executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, window, options);
+  EXPECT_EQ(run.outcome, RunOutcome::kOk) << "seed " << seed;
+  return probe_pauses(run, ops);
 }
 
 // Where an operation may pause is drawn per operation, not per run: within every run some of
@@ -171,17 +180,8 @@ Workload probes_against_slow_updates(std::size_t ops) {
 // a long history had no chance at a bug that needs it.
 TEST(WindowSchedulerTest, EveryRunMixesWhereItsOperationsPause) {
   constexpr std::size_t kOps = 60;
-  const Workload w = probes_against_slow_updates(kOps);
-  ExecutionOptions options;
-  options.record_trace = true;
-  Executor executor;
-  WindowScheduler window(0);
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    window.reseed(seed);
-    const dpct::Run run =
-        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, window, options);
-    ASSERT_EQ(run.outcome, RunOutcome::kOk);
-    const ProbePauses pauses = probe_pauses(run, kOps);
+    const ProbePauses pauses = probe_pauses_of_run(seed, WindowPauses::kMixed, kOps);
     EXPECT_EQ(pauses.probes, kOps);
     EXPECT_GT(pauses.between_reads, 0u) << "seed " << seed;
     EXPECT_LT(pauses.between_reads, kOps) << "seed " << seed;
@@ -193,25 +193,13 @@ TEST(WindowSchedulerTest, EveryRunMixesWhereItsOperationsPause) {
 // drawn among the accesses lands there.
 TEST(WindowSchedulerTest, PausesOnlyWhereTheyAreAskedFor) {
   constexpr std::size_t kOps = 60;
-  const Workload w = probes_against_slow_updates(kOps);
-  ExecutionOptions options;
-  options.record_trace = true;
-  Executor executor;
-  // The probes' pauses in the run of `seed` under `pauses`.
-  auto pauses_of = [&](std::uint64_t seed, WindowPauses pauses) {
-    WindowScheduler window(seed, pauses);
-    const dpct::Run run =
-        executor.execute(fixtures::factory_of<ProbeAndSlowUpdate>(), w, window, options);
-    EXPECT_EQ(run.outcome, RunOutcome::kOk);
-    return probe_pauses(run, kOps);
-  };
   ProbePauses act_total;
   ProbePauses inside_total;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    const ProbePauses at_acts = pauses_of(seed, WindowPauses::kAct);
+    const ProbePauses at_acts = probe_pauses_of_run(seed, WindowPauses::kAct, kOps);
     EXPECT_EQ(at_acts.between_reads, 0u) << "seed " << seed;
     act_total.before_store += at_acts.before_store;
-    const ProbePauses within = pauses_of(seed, WindowPauses::kInside);
+    const ProbePauses within = probe_pauses_of_run(seed, WindowPauses::kInside, kOps);
     EXPECT_GT(within.between_reads, 0u) << "seed " << seed;
     inside_total.between_reads += within.between_reads;
     inside_total.before_store += within.before_store;

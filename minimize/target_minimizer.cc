@@ -691,9 +691,12 @@ class Pipeline {
       progress("the whole run: " + whole.shape());
       return;
     }
-    throw FailureNotReproduced("the failure did not reproduce when re-executed (replay, " +
-                               std::to_string(options_.sampled_schedules) +
-                               " sampled schedules and a bounded enumeration all passed)");
+    throw FailureNotReproduced(
+        "the failure did not reproduce when re-executed (replay, " +
+        std::to_string(options_.sampled_schedules) +
+        " sampled schedules and a bounded enumeration all passed); the object may not be "
+        "deterministic under a replayed schedule (a shared access linfault does not see, a "
+        "clock, thread-local state)");
   }
 
   // A candidate made from witness `w` (its Pc with no Pr, then with the model's reveal).

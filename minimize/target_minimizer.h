@@ -110,7 +110,8 @@ struct TargetMinimization {
 };
 
 // The failing run did not fail again when re-executed (its schedule replayed, sampled schedules,
-// a bounded enumeration): the object may not be deterministic under a replayed schedule.
+// a bounded enumeration): the object may not be deterministic under a replayed schedule. what()
+// says both, as one clause for a message.
 class FailureNotReproduced : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;

@@ -108,10 +108,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
                                                                std::nullopt, options);
   } catch (const minimize::FailureNotReproduced& e) {
     progress.finish();
-    std::cerr << tool_name() << ": " << args.file << ": " << e.what()
-              << "; the object may not be deterministic under a replayed schedule (a shared "
-                 "access linfault does not see, a clock, thread-local state)"
-              << std::endl;
+    std::cerr << tool_name() << ": " << args.file << ": " << e.what() << std::endl;
     throw CLI::RuntimeError(kExitUnknown);
   } catch (const std::invalid_argument& e) {
     throw history::InputError(args.file, 0, e.what());

@@ -167,8 +167,6 @@ void run_pipeline(RunArguments args) {
     progress.finish();
     std::cerr << tool_name() << ": the failing run of seed " << d.failing->seed
               << " could not be minimized: " << e.what()
-              << "; the object may not be deterministic under a replayed schedule (a shared "
-                 "access linfault does not see, a clock, thread-local state)"
               << (saved_run.empty() ? "" : "; the run is saved in " + saved_run) << std::endl;
     throw CLI::RuntimeError(kExitUnknown);
   } catch (const std::invalid_argument& e) {
