@@ -147,8 +147,9 @@ ShapeMix history_shape(const DriverOptions& options, std::uint64_t seed) {
   return (derive(seed, kShapeSalt) & 1) != 0 ? ShapeMix::kSplit : ShapeMix::kEven;
 }
 
-dpct::Workload workload_for(const targets::Target& target, const DriverOptions& options,
-                            const Plan& plan, std::uint64_t seed) {
+// The workload of the history with `seed`: the given one, or one drawn into `buffer`.
+const dpct::Workload& workload_for(const targets::Target& target, const DriverOptions& options,
+                                   const Plan& plan, std::uint64_t seed, dpct::Workload& buffer) {
   if (options.workload) return *options.workload;
   targets::WorkloadShape shape = shape_of(options);
   const ShapeMix drawn = history_shape(options, seed);
@@ -163,7 +164,8 @@ dpct::Workload workload_for(const targets::Target& target, const DriverOptions& 
           drawn == ShapeMix::kUneven ? plan.observer_weights : plan.split_weights;
     }
   }
-  return targets::random_workload(target, shape, seed);
+  targets::random_workload_into(target, shape, seed, buffer);
+  return buffer;
 }
 
 bool writes(const dpct::TraceStep& step) {
@@ -305,9 +307,10 @@ std::uint64_t pilot_k(const targets::Target& target, const DriverOptions& option
   Plan random;
   random.kind = SchedulerKind::kRandom;
   std::uint64_t k = 1;
+  dpct::Workload drawn;
   for (std::uint64_t i = 0; i < options.pilot_runs; ++i) {
     const std::uint64_t seed = derive(options.seed + i, kPilotSalt);
-    const dpct::Workload workload = workload_for(target, options, random, seed);
+    const dpct::Workload& workload = workload_for(target, options, random, seed, drawn);
     auto scheduler = make_scheduler(SchedulerKind::kRandom, random, options, target, seed);
     const dpct::Run run = executor.execute(target.factory, workload, *scheduler, execution);
     k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
@@ -511,6 +514,7 @@ struct Worker {
   }
 
   dpct::Executor executor;
+  dpct::Workload workload;  // the history's drawn workload, redrawn into its buffers
   // Small histories are decided here without the full checker (detect/quick_check.h): shown
   // linearizable, or, when failing runs are not kept, shown not linearizable. The full checker
   // decides every other one, so the verdict is always the one it would give.
@@ -534,8 +538,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, SchedulerKind kind,
                           std::uint64_t seed) {
   dpct::Executor& executor = worker.executor;
-  const Clock::time_point start = Clock::now();
-  const dpct::Workload workload = workload_for(target, options, plan, seed);
+  const dpct::Workload& workload = workload_for(target, options, plan, seed, worker.workload);
   // Named only when someone reads the name (a failing run, a message of the full checker): most
   // histories are linearizable, and the name would be built and copied for nothing.
   auto origin = [&] { return target.name + "-" + std::to_string(seed); };
@@ -587,7 +590,6 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   result.scheduler = kind;
   result.outcome = run.outcome;
   result.result = verdict.result;
-  result.ms = ms_since(start);
   if (options.keep_failing_runs &&
       (verdict.result != Result::kLinearizable || run.outcome != dpct::RunOutcome::kOk)) {
     SavedRun saved;
@@ -777,7 +779,8 @@ dpct::Workload detection_workload(const targets::Target& target, const DriverOpt
                                   std::uint64_t seed) {
   Plan plan;
   set_role_mixes(plan, target, options);
-  return workload_for(target, options, plan, seed);
+  dpct::Workload drawn;
+  return workload_for(target, options, plan, seed, drawn);
 }
 
 std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count) {
@@ -871,9 +874,14 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         member = *chosen;
       }
       HistoryResult result;
+      // One clock read per history ends it and gives the campaign's elapsed time.
+      const Clock::time_point began = Clock::now();
+      Clock::time_point ended;
       try {
         result = run_history(*state, target, options, plan,
                              portfolio ? kPortfolio[member].kind : plan.kind, seed);
+        ended = Clock::now();
+        result.ms = std::chrono::duration<double, std::milli>(ended - began).count();
       } catch (...) {
         std::lock_guard lock(mutex);
         fail();
@@ -915,7 +923,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       }
       counters.done = report.done;
       counters.violations = report.violations;
-      counters.elapsed_seconds = ms_since(start) / 1000;
+      counters.elapsed_seconds = std::chrono::duration<double>(ended - start).count();
       if (progress) progress(counters);
     }
   };

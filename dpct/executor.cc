@@ -201,6 +201,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   // Per execution.
   const ExecutionOptions* options_ = nullptr;
   Scheduler* scheduler_ = nullptr;
+  bool scheduler_sees_last_thread_ = true;  // its sees_last_thread(), asked once per run
   Run* run_ = nullptr;
   std::optional<history::HistoryBuilder> builder_;
   std::unique_ptr<ObjectUnderTest> object_;
@@ -391,6 +392,10 @@ ThreadId Executor::Impl::decide(PointKind kind, ThreadId thread, const Access* a
          "no termination after " + std::to_string(steps_) +
              " scheduling points (livelock or endless loop): " + thread_states());
     return kNoThread;
+  }
+  if (enabled_.size() == 1 && !any_blocked && !scheduler_sees_last_thread_) {
+    ++steps_;  // the last unfinished thread: no decision can follow
+    return enabled_[0];
   }
 
   SchedulingPoint point;
@@ -790,6 +795,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   Run run;
   options_ = &options;
   scheduler_ = &scheduler;
+  scheduler_sees_last_thread_ = scheduler.sees_last_thread();
   run_ = &run;
   builder_.emplace(options.origin);
   // Room for about as many decisions as the previous run of this executor took: the runs of a

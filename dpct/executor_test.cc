@@ -425,6 +425,66 @@ TEST(ExecutorTest, SchedulerChoosingADisabledThreadIsAnError) {
             RunOutcome::kOk);
 }
 
+// Counts the points it is asked at, and those where every other thread had finished.
+class CountingScheduler final : public Scheduler {
+ public:
+  explicit CountingScheduler(bool sees_last_thread) : sees_last_thread_(sees_last_thread) {}
+  void begin(const RunInfo& info) override {
+    finished_.assign(info.threads, false);
+    points = 0;
+    last_thread_points = 0;
+  }
+  ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override {
+    ++points;
+    if (point.kind == PointKind::kFinished) finished_[point.thread] = true;
+    if (std::count(finished_.begin(), finished_.end(), false) == 1 && enabled.size() == 1) {
+      ++last_thread_points;
+    }
+    return enabled[0];  // thread 0 runs to the end first
+  }
+  void end(Schedule& schedule) override { schedule.scheduler = "counting"; }
+  bool sees_last_thread() const override { return sees_last_thread_; }
+
+  std::uint64_t points = 0;
+  std::uint64_t last_thread_points = 0;
+
+ private:
+  bool sees_last_thread_;
+  std::vector<bool> finished_;
+};
+
+TEST(ExecutorTest, ASchedulerIsNotAskedWhereOnlyTheLastThreadCanRunUnlessItSaysItSeesThem) {
+  Executor executor;
+  CountingScheduler sees(true);
+  const dpct::Run all =
+      executor.execute(factory_of<fixtures::TreiberStack>(), stack_workload(), sees);
+  CountingScheduler skips(false);
+  const dpct::Run fewer =
+      executor.execute(factory_of<fixtures::TreiberStack>(), stack_workload(), skips);
+  // Thread 1 runs its two operations alone after thread 0 has finished.
+  EXPECT_GT(sees.last_thread_points, 2u);
+  EXPECT_EQ(skips.last_thread_points, 0u);
+  EXPECT_EQ(skips.points, sees.points - sees.last_thread_points);
+  // The same run: decisions, history and outcome.
+  EXPECT_EQ(fewer.schedule.decisions, all.schedule.decisions);
+  EXPECT_EQ(fixtures::render(fewer.history), fixtures::render(all.history));
+  EXPECT_EQ(fewer.steps, all.steps);
+  EXPECT_EQ(fewer.outcome, RunOutcome::kOk);
+}
+
+TEST(ExecutorTest, ThePointsOfTheLastThreadCountTowardsTheStepCap) {
+  // Thread 0 runs "other" and finishes; thread 1 then waits alone for a flag nobody sets.
+  Workload w;
+  w.threads = {{call("other")}, {call("wait")}};
+  ExecutionOptions options;
+  options.max_steps = 200;
+  CountingScheduler skips(false);
+  const dpct::Run run = execute(factory_of<SpinWait>(false), w, skips, options);
+  EXPECT_EQ(run.outcome, RunOutcome::kLivelock);
+  EXPECT_EQ(run.steps, options.max_steps);
+  EXPECT_LT(skips.points, 10u);  // the spinning thread's points alone were not asked
+}
+
 TEST(ExecutorTest, WithoutRecordingThereIsNoHistoryButTheScheduleRemains) {
   ExecutionOptions options;
   options.record_history = false;

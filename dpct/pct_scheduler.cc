@@ -29,6 +29,7 @@ PctScheduler::PctScheduler(const PctOptions& options, std::unique_ptr<StepEstima
     : options_(options), estimator_(std::move(estimator)) {
   if (options_.depth < 1) throw std::invalid_argument("PCT depth must be at least 1");
   if (!estimator_) throw std::invalid_argument("PCT needs a step estimator");
+  revises_ = estimator_->revises();
 }
 
 void PctScheduler::begin(const RunInfo& info) {
@@ -133,7 +134,8 @@ void PctScheduler::draw_pending_change_points(std::uint64_t first, std::uint64_t
 ThreadId PctScheduler::choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) {
   const bool is_decision = enabled.size() >= 2;
   const std::uint64_t left = k_ > decisions_ ? k_ - decisions_ : 0;
-  if (std::optional<std::uint64_t> revised = estimator_->revise(point, left)) {
+  if (std::optional<std::uint64_t> revised =
+          revises_ ? estimator_->revise(point, left) : std::nullopt) {
     revisions_.emplace_back(decisions_, *revised);
     k_ = decisions_ + *revised;
     if (options_.epoch_operations == 0) {

@@ -84,6 +84,9 @@ class PctScheduler final : public Scheduler {
   ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
   void end(Schedule& schedule) override;
   void reseed(std::uint64_t seed) override { options_.seed = seed; }
+  // The points of the last unfinished thread change no decision (only the epochs counted in the
+  // schedule's parameters may end earlier), unless the estimator follows every point.
+  bool sees_last_thread() const override { return revises_; }
 
   // The current run's plan, for tests and reports.
   std::uint64_t steps() const { return k_; }
@@ -105,6 +108,7 @@ class PctScheduler final : public Scheduler {
 
   PctOptions options_;
   std::unique_ptr<StepEstimator> estimator_;
+  bool revises_ = true;  // estimator_->revises(), asked once
   SplitMix64 rng_;
   std::uint64_t initial_k_ = 0;
   std::uint64_t k_ = 0;

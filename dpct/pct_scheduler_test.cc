@@ -165,6 +165,7 @@ TEST(PctSchedulerTest, EstimatorSeesEveryPointAndRevisionRedrawsChangePoints) {
     RevisingEstimator* observer = estimator.get();
     PctScheduler pct(PctOptions{seed, 3, 0}, std::move(estimator));
     dpct::Run run = executor.execute(c.factory, c.workload, pct);
+    EXPECT_TRUE(pct.sees_last_thread());
     EXPECT_EQ(observer->threads_seen_, 2u);
     EXPECT_EQ(observer->points_, run.steps);
     ASSERT_EQ(pct.revisions().size(), 1u);
@@ -188,6 +189,22 @@ int switches(const Run& run) {
     if (run.schedule.decisions[i] != run.schedule.decisions[i - 1]) ++count;
   }
   return count;
+}
+
+// Plain PCT (a fixed k) makes no decision where only the last unfinished thread can run, so the
+// executor need not ask it there; its runs are those it made when asked everywhere.
+TEST(PctSchedulerTest, PlainPctNeedsNoPointOfTheLastThread) {
+  EXPECT_FALSE(PctScheduler(PctOptions{1, 3, 20}).sees_last_thread());
+  // FixedSteps behind the estimator interface: the same answer and the same runs as plain PCT.
+  const BugCase c = bug_case(3, 4);
+  Executor executor;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    PctScheduler plain(PctOptions{seed, 3, 20});
+    PctScheduler with_estimator(PctOptions{seed, 3, 0}, std::make_unique<FixedSteps>(20));
+    EXPECT_FALSE(with_estimator.sees_last_thread());
+    const std::string first = executor.execute(c.factory, c.workload, plain).schedule.to_text();
+    EXPECT_EQ(executor.execute(c.factory, c.workload, with_estimator).schedule.to_text(), first);
+  }
 }
 
 TEST(PctSchedulerTest, EpochsRedrawThePlanSoLongRunsKeepBeingPreempted) {

@@ -29,6 +29,7 @@ class RandomScheduler final : public Scheduler {
   ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
   void end(Schedule& schedule) override;
   void reseed(std::uint64_t seed) override { seed_ = seed; }
+  bool sees_last_thread() const override { return false; }  // it only draws at decisions
 
  private:
   std::uint64_t seed_;

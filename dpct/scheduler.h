@@ -14,9 +14,12 @@
 // is among them for kAccess only. The scheduler must return a member of `enabled`.
 //
 // choose() is called at EVERY scheduling point, so observers (step estimators, exhaustive
-// search) see every access. A point with a single enabled thread has no choice to make; only
-// points with at least two enabled threads are *decisions*: PCT counts only those as steps, and
-// the executor records only those in the Schedule (dpct/schedule.h, docs/schedule-format.md).
+// search) see every access, unless the scheduler says it needs no point at which the running
+// thread is the last unfinished one (sees_last_thread()): no decision can follow such a point, so
+// the executor then skips the call; a 2 x 5 run spends about a third of its points there. A point
+// with a single enabled thread has no choice to make; only points with at least two enabled threads
+// are *decisions*: PCT counts only those as steps, and the executor records only those in the
+// Schedule (dpct/schedule.h, docs/schedule-format.md).
 //
 // An operation's invocation event is recorded when its thread passes the operation's first
 // scheduling point and its response right after its last access, with no scheduling point in
@@ -112,6 +115,10 @@ class Scheduler {
   // already there).
   virtual void end(Schedule& schedule) = 0;
   virtual void reseed(std::uint64_t /*seed*/) {}
+  // Whether choose() must be called at points where every other thread has finished. Return
+  // false only if such points change neither a later run nor what end() writes, beyond counts
+  // of such points.
+  virtual bool sees_last_thread() const { return true; }
 };
 
 }  // namespace linfault::dpct

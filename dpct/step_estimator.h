@@ -43,6 +43,9 @@ class StepEstimator {
                                               std::uint64_t /*decisions_left*/) {
     return std::nullopt;
   }
+  // False when revise() never revises (a fixed k): PCT then neither calls it nor needs the points
+  // where every other thread has finished (Scheduler::sees_last_thread()).
+  virtual bool revises() const { return true; }
 };
 
 // A fixed k, never revised: plain PCT.
@@ -50,6 +53,7 @@ class FixedSteps final : public StepEstimator {
  public:
   explicit FixedSteps(std::uint64_t steps) : steps_(steps) {}
   std::uint64_t estimate(const RunInfo&) override { return steps_; }
+  bool revises() const override { return false; }
 
  private:
   std::uint64_t steps_;

@@ -829,8 +829,10 @@ std::optional<std::string> workload_calls_failing_alone(const Target& target,
   return std::nullopt;
 }
 
-history::Call random_call(const Target& target, ArgumentSource& source,
-                          std::span<const unsigned> weights) {
+namespace {
+// random_call into `call`, whose method and argument buffers are reused.
+void draw_call_into(const Target& target, ArgumentSource& source, std::span<const unsigned> weights,
+                    history::Call& call) {
   if (target.operations.empty()) {
     throw std::invalid_argument("target '" + target.name + "' has no operations");
   }
@@ -854,15 +856,35 @@ history::Call random_call(const Target& target, ArgumentSource& source,
     while (draw >= static_cast<std::int64_t>(weights[chosen])) draw -= weights[chosen++];
   }
   const OperationSpec& op = target.operations[chosen];
-  return Call{op.method, op.arguments(source)};
+  call.method.assign(op.method);
+  call.args = op.arguments(source);
+}
+
+void draw_calls_into(const Target& target, ArgumentSource& source, std::size_t count,
+                     std::span<const unsigned> weights, std::vector<history::Call>& calls) {
+  calls.resize(count);
+  for (history::Call& call : calls) draw_call_into(target, source, weights, call);
+}
+}  // namespace
+
+history::Call random_call(const Target& target, ArgumentSource& source,
+                          std::span<const unsigned> weights) {
+  history::Call call;
+  draw_call_into(target, source, weights, call);
+  return call;
 }
 
 dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
                                std::uint64_t seed) {
-  ArgumentSource source(seed);
   dpct::Workload workload;
-  for (std::size_t i = 0; i < shape.setup; ++i)
-    workload.setup.push_back(random_call(target, source));
+  random_workload_into(target, shape, seed, workload);
+  return workload;
+}
+
+void random_workload_into(const Target& target, const WorkloadShape& shape, std::uint64_t seed,
+                          dpct::Workload& workload) {
+  ArgumentSource source(seed);
+  draw_calls_into(target, source, shape.setup, {}, workload.setup);
   const std::size_t threads = shape.thread_ops.empty() ? shape.threads : shape.thread_ops.size();
   workload.threads.resize(threads);
   for (std::size_t t = 0; t < threads; ++t) {
@@ -870,15 +892,9 @@ dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
     const std::span<const unsigned> weights =
         t < shape.thread_weights.size() ? std::span<const unsigned>(shape.thread_weights[t])
                                         : std::span<const unsigned>();
-    workload.threads[t].reserve(calls);
-    for (std::size_t i = 0; i < calls; ++i) {
-      workload.threads[t].push_back(random_call(target, source, weights));
-    }
+    draw_calls_into(target, source, calls, weights, workload.threads[t]);
   }
-  for (std::size_t i = 0; i < shape.reveal; ++i) {
-    workload.reveal.push_back(random_call(target, source));
-  }
-  return workload;
+  draw_calls_into(target, source, shape.reveal, {}, workload.reveal);
 }
 
 }  // namespace linfault::targets

@@ -157,6 +157,10 @@ struct WorkloadShape {
 // the target.
 dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
                                std::uint64_t seed);
+// The same workload, drawn into `workload` over whatever it held: its lists and calls keep their
+// buffers, so a campaign that draws one workload per history allocates little after the first.
+void random_workload_into(const Target& target, const WorkloadShape& shape, std::uint64_t seed,
+                          dpct::Workload& workload);
 
 // Tells whether a target can take a call, without making it: whether the call names one of the
 // target's methods, with the number of arguments the method's generator draws (checked where it

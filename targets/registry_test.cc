@@ -120,6 +120,29 @@ TEST(RegistryTest, RandomWorkloadsAreDeterministicAndShaped) {
   EXPECT_EQ(a.reveal.size(), 2u);
 }
 
+TEST(RegistryTest, AWorkloadDrawnIntoAUsedOneIsTheFreshlyDrawnOne) {
+  // Every shape after every other, so the buffer holds more, as many and fewer lists and calls
+  // than the next draw needs, and calls with arguments where the next has none (stack: push, pop).
+  const std::vector<WorkloadShape> shapes = {
+      {.setup = 3, .threads = 3, .ops_per_thread = 4, .reveal = 2},
+      {.setup = 0, .threads = 2, .ops_per_thread = 1, .reveal = 0},
+      {.setup = 1, .reveal = 3, .thread_ops = {1, 5}},
+      {.setup = 2, .threads = 1, .ops_per_thread = 6, .reveal = 1}};
+  for (const char* name : {"treiber_stack", "snark_deque", "pair_snapshot"}) {
+    const Target& target = find(name);
+    dpct::Workload reused;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      for (const WorkloadShape& shape : shapes) {
+        random_workload_into(target, shape, seed, reused);
+        const dpct::Workload fresh = random_workload(target, shape, seed);
+        EXPECT_EQ(reused.setup, fresh.setup) << name << " seed " << seed;
+        EXPECT_EQ(reused.threads, fresh.threads) << name << " seed " << seed;
+        EXPECT_EQ(reused.reveal, fresh.reveal) << name << " seed " << seed;
+      }
+    }
+  }
+}
+
 TEST(RegistryTest, InsertedValuesAreUniqueWithinAWorkload) {
   for (const char* name : {"ms_queue", "treiber_stack", "snark_deque"}) {
     const dpct::Workload w = random_workload(
