@@ -7,6 +7,7 @@
 #include <iterator>
 #include <new>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "spec/registry.h"
 
@@ -227,8 +228,14 @@ Verdict check_stuck(const M& model, const history::History& history, const Check
   CheckOptions each = options;
   each.partition = false;
   each.want_witness = false;
+  // Only a process's last call can be the one that never returned: a pending call its process
+  // followed with another (an outcome reported unknown, Jepsen's :info) did return.
+  std::unordered_map<history::ProcessId, history::OpIndex> last_of_process;
   for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
-    if (history.op(e).completed()) continue;
+    last_of_process[history.op(e).process] = e;
+  }
+  for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
+    if (history.op(e).completed() || last_of_process[history.op(e).process] != e) continue;
     Verdict v;
     if constexpr (spec::NeverBlockingModel<M>) {
       v.result = Result::kViolation;  // e cannot block in any order: no search needed
