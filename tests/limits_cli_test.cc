@@ -63,7 +63,16 @@ TEST_F(LimitsCliTest, TimeoutHoldsWhileReading) {
   const nlohmann::json verdict = nlohmann::json::parse(result.out);
   EXPECT_EQ(verdict["verdict"], "unknown");
   EXPECT_EQ(verdict["file"], path);
+  // The checker's verdict fields: the model is not known before the file is read, and no
+  // algorithm ran.
+  EXPECT_TRUE(verdict.contains("model") && verdict["model"].is_null()) << verdict;
+  EXPECT_TRUE(verdict.contains("algorithm") && verdict["algorithm"].is_null()) << verdict;
   EXPECT_LT(json_seconds, 1.0);
+
+  // A model given on the command line is named.
+  EXPECT_LT(seconds_of("check --json --timeout 0.2 --model queue '" + path + "'", &result), 1.0);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(result.out)["model"], "queue") << result.out;
 }
 
 TEST_F(LimitsCliTest, MemoryLimitCoversReading) {

@@ -10,6 +10,7 @@
 #include "history/json_format.h"
 #include "spec/registry.h"
 #include "tool/commands.h"
+#include "tool/limits.h"
 
 namespace linfault::tool {
 
@@ -59,7 +60,11 @@ Input load_input(const std::string& file, const std::string& format_name, const 
   std::optional<history::Value> init_value;
   try {
     if (init) init_value = spec::parse_param_value(*init);
-    if (!model.empty()) spec::canonical_model_spec(model);
+    if (!model.empty()) {
+      const std::string given = spec::canonical_model_spec(model);
+      // Named before reading, for an unknown verdict that a limit prints meanwhile.
+      set_model(init_value ? spec::model_spec_with_init(given, *init_value) : given);
+    }
   } catch (const spec::ModelSpecError& e) {
     throw UsageError(std::string(init ? "--init: " : "") + e.what());
   }
@@ -114,6 +119,7 @@ Input load_input(const std::string& file, const std::string& format_name, const 
   } catch (const spec::ModelSpecError& e) {
     throw UsageError("--init: " + std::string(e.what()));
   }
+  set_model(input.model);
   return input;
 }
 

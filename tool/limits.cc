@@ -38,6 +38,8 @@ State& state() {
 const char kFiringText[] = "firing";
 const char* const kFiring = kFiringText;
 std::atomic<const char*> current_phase{"starting"};
+// The model the command checks against, once known; never freed (the watchdog may read it).
+std::atomic<const std::string*> current_model{nullptr};
 
 std::string subject_prefix() {
   const std::string& subject = state().subject;
@@ -54,10 +56,15 @@ std::string format_seconds(double seconds) {
 [[noreturn]] void exit_unknown(const std::string& reason) {
   std::fflush(stdout);
   if (state().json) {
+    const std::string* model = current_model.load();
+    // The fields of a checker's verdict that are known here; "algorithm" is null: none ran to
+    // the end.
     const nlohmann::json verdict = {{"linfault", "verdict"},
                                     {"verdict", "unknown"},
                                     {"reason", reason},
-                                    {"file", state().subject}};
+                                    {"file", state().subject},
+                                    {"model", model ? nlohmann::json(*model) : nlohmann::json()},
+                                    {"algorithm", nullptr}};
     std::fputs((verdict.dump() + "\n").c_str(), stdout);
     std::fflush(stdout);
   }
@@ -116,6 +123,10 @@ void set_phase(const char* phase) {
     // The watchdog is printing "unknown" and ending the process: print nothing else.
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+}
+
+void set_model(const std::string& model) {
+  if (!model.empty()) current_model.store(new std::string(model));
 }
 
 double seconds_left() {

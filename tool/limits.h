@@ -13,7 +13,9 @@
 //   - memory: the operator new and delete of the tool count the live heap bytes (see
 //     tool/heap_limit.h for what is and is not counted); an allocation past the limit throws
 //     std::bad_alloc, which the tool reports as exit 2 with the phase.
-// In JSON mode both also print {"linfault": "verdict", "verdict": "unknown", ...} on stdout.
+// In JSON mode both also print {"linfault": "verdict", "verdict": "unknown", ...} on stdout, with
+// the fields of a checker's verdict that are known ("model" once set_model() named it, else null;
+// "algorithm" null).
 //
 // Thread-safety: mark_command_start() and start_process_limits() are called from the main
 // thread, in that order, before the command's work; the others are safe from any thread.
@@ -51,6 +53,11 @@ void start_process_limits(const ProcessLimits& limits);
 // printing its result: from then on the watchdog no longer fires (if it already fired, the call
 // waits for the process to end, so that exactly one verdict is printed).
 void set_phase(const char* phase);
+
+// The sequential model the command checks against, once known (from --model, or from the
+// input), for the unknown verdict a limit prints in JSON mode ("model": null before). An empty
+// name changes nothing.
+void set_model(const std::string& model);
 
 // The time left of --timeout for an algorithm's own limit (its share of the timeout, at least a
 // millisecond), or 0 when there is no time limit (the convention of every timeout option: 0
