@@ -52,6 +52,11 @@ TEST_F(CliTest, WitnessIsPrinted) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("linearization (4 operations)"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("push(1)"), std::string::npos) << result.out;
+  // The monitors build none: asking one for a witness is a usage error, not an empty witness.
+  const RunResult monitor =
+      run("check --witness --algo monitor '" + shared("fastlin/stack/lin_simple_0.log") + "'");
+  EXPECT_EQ(monitor.exit_code, 64) << monitor.out;
+  expect_one_line_error(monitor, "--witness needs", "--algo auto or search");
 }
 
 TEST_F(CliTest, JsonViolationHasTheAgreedFields) {

@@ -55,9 +55,13 @@ TEST_F(PipelineCliTest, MinimizeShrinksTheExampleToPopPop) {
   EXPECT_EQ(tc["pc"][1][0]["method"], "pop");
   EXPECT_EQ(tc["pc"][0][0]["result"], tc["pc"][1][0]["result"]);
   EXPECT_TRUE(tc["pr"].empty());
-  EXPECT_TRUE(tc["one_minimal"].get<bool>());
+  EXPECT_TRUE(tc["minimization"]["one_minimal"].get<bool>());
   EXPECT_NE(tc["guarantee"].get<std::string>().find("history-level"), std::string::npos);
   EXPECT_EQ(tc["history"]["operations"].size(), 3u);
+  // What --json prints reads back as a test case.
+  const std::string saved = write("pop-pop-test-case.json", r.out);
+  const RunResult check = run("check '" + saved + "'");
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
 }
 
 TEST_F(PipelineCliTest, MinimizeEtcdHistoryToAFewOperations) {
@@ -67,7 +71,7 @@ TEST_F(PipelineCliTest, MinimizeEtcdHistoryToAFewOperations) {
   EXPECT_EQ(tc["model"], "cas-register");
   EXPECT_LE(tc["history"]["operations"].size(), 6u);
   EXPECT_GE(tc["history"]["operations"].size(), 2u);
-  EXPECT_EQ(tc["original_operations"], 85);
+  EXPECT_EQ(tc["minimization"]["original_operations"], 85);
 }
 
 TEST_F(PipelineCliTest, MinimizeAcceptsARunSavedByDetect) {

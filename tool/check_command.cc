@@ -32,6 +32,9 @@ struct CheckArguments {
 };
 
 void run_check(const CheckArguments& args) {
+  if (args.witness && args.algo == "monitor") {
+    throw UsageError("--witness needs --algo auto or search: the monitors build no linearization");
+  }
   start_process_limits({args.timeout_seconds, args.memory_limit_mb << 20, args.file, args.json});
   set_phase("reading the input");
   const Input input = load_input(args.file, args.format, args.model, args.init);
