@@ -366,10 +366,10 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       break;
     case SchedulerKind::kWindow:
       plan.description = std::string("window (pauses in read-then-act windows") +
-                         (options.window_pauses == dpct::WindowPauses::kMixed ? ""
+                         (options.window_pauses == dpct::WindowPauses::kInside ? ""
                           : options.window_pauses == dpct::WindowPauses::kAct
                               ? ", only right before acts"
-                              : ", only at one access drawn inside each operation") +
+                              : ", before acts or inside, drawn per operation") +
                          ")" + heuristic;
       break;
     case SchedulerKind::kSurw:
@@ -421,7 +421,7 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
     bias << options.write_bias;
     plan.description += ", write bias " + bias.str();
   }
-  if (options.window_pauses != dpct::WindowPauses::kMixed &&
+  if (options.window_pauses != dpct::WindowPauses::kInside &&
       options.scheduler == SchedulerKind::kPortfolio) {
     plan.description +=
         std::string(", window member pauses: ") + dpct::window_pauses_name(options.window_pauses);

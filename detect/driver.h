@@ -188,7 +188,7 @@ struct DriverOptions {
   // write-like access (PctOptions::defer_to_write); 0: plain PCT.
   double write_bias = kDefaultWriteBias;
   // window (and the portfolio's window member): where operations may pause.
-  dpct::WindowPauses window_pauses = dpct::WindowPauses::kMixed;
+  dpct::WindowPauses window_pauses = dpct::WindowPauses::kInside;
   std::uint64_t steps = 0;  // PCT's k; 0: learnt from pilot runs
   std::uint64_t pilot_runs = 8;
   std::uint64_t seed = 1;

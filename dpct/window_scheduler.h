@@ -22,8 +22,8 @@
 //   - when everyone who can run is paused (the others wait for the paused one, block on its lock
 //     or spin), one of them, drawn at random, resumes: resuming the first paused gives read A,
 //     read B, act A, act B (lost updates), resuming the last keeps the first window open.
-// Each operation draws its (p_act, p_inside) among (1, 0), (3/4, 1/4), (1/2, 1/2), (1/4, 3/4) and
-// (0, 1) when it starts, so a run covers check-then-act windows and windows between reads without
+// With mixed pauses (kMixed, below), each operation draws its (p_act, p_inside) among (1, 0),
+// (3/4, 1/4), (1/2, 1/2), (1/4, 3/4) and (0, 1) when it starts, so a run covers check-then-act windows and windows between reads without
 // a parameter to tune per object. The draw was once made per run: a long history then spent all
 // its operations on one choice, while a bug needs the right choice only in the few operations
 // that meet it. Drawing per operation found more on the long histories of the CGVT paper's Table
@@ -37,19 +37,20 @@
 // versioned register), behind it on bugs that need fine interleaving of two traversals
 // (lf_list_buggy, bu_list1); hence a member of the portfolio, not a replacement.
 //
-// Where operations pause is a choice too (`--window-pauses`, WindowPauses): the per-operation mix
-// above (the default), only right before their first act (kAct: every operation's check-then-act
-// window, none inside), or only at one access drawn inside (kInside). kAct is a specialist: on
-// the CGVT paper's CGList add;contains at 2 x 50 (a lock-based list whose add links its node
-// without re-checking what it read) it finds the bug in 999 of 1,000 histories where the mix
-// finds 913, but it never finds five of the 36 rows of bench/schedulers/ (optimistic_queue_buggy,
-// snark_deque, ...), whose windows lie between reads. kInside was worse than the mix beyond the
-// noise on none of those rows at 2 x 10 and better on 8; on the long histories of Table II it
-// lost only CGList (243 of 300 against 266) (bench/schedulers/README.md, "2026-11-28, later").
-// The mix stays the default until a held-out set and the portfolio confirm a change.
+// Where operations pause is a choice too (`--window-pauses`, WindowPauses): only at one access
+// drawn inside (kInside, the default), only right before their first act (kAct: every
+// operation's check-then-act window, none inside), or the per-operation mix above (kMixed, the
+// default until 2026-11-28). kAct is a specialist: on the CGVT paper's CGList add;contains at
+// 2 x 50 (a lock-based list whose add links its node without re-checking what it read) it finds
+// the bug in 999 of 1,000 histories where the mix finds 913, but it never finds five of the 36
+// rows of bench/schedulers/ (optimistic_queue_buggy, snark_deque, ...), whose windows lie between
+// reads. kInside was worse than the mix beyond the noise on none of those rows at 2 x 10 and
+// better on 8, and better on the sixth held-out set, written before the choice; on the long
+// histories of Table II it lost only CGList (243 of 300 against 266) (bench/schedulers/
+// README.md, "2026-11-28, later" and "2026-11-28, the default").
 //
 // Schedule parameters: "window seed=S n=N pauses=X", and "windows=act" or "windows=inside" when
-// not mixed. The run is a pure function of the seed and the workload.
+// not mixed (a schedule without it, as written before the option, paused mixed). The run is a pure function of the seed and the workload.
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
 //
@@ -76,7 +77,7 @@ std::optional<WindowPauses> parse_window_pauses(std::string_view name);
 
 class WindowScheduler final : public Scheduler {
  public:
-  explicit WindowScheduler(std::uint64_t seed, WindowPauses pauses = WindowPauses::kMixed)
+  explicit WindowScheduler(std::uint64_t seed, WindowPauses pauses = WindowPauses::kInside)
       : seed_(seed), where_(pauses) {}
 
   void begin(const RunInfo& info) override;

@@ -169,6 +169,34 @@ TEST_F(DetectCliTest, WindowPausesChooseWhereOperationsPause) {
   EXPECT_EQ(pct.exit_code, 64) << pct.out << pct.err;
   expect_one_line_error(pct, "--window-pauses act applies to --scheduler window or portfolio",
                         "not pct");
+  // Given explicitly, the default is refused with another scheduler too.
+  const RunResult pct_inside =
+      run("detect --target treiber_stack --scheduler pct --window-pauses inside");
+  EXPECT_EQ(pct_inside.exit_code, 64) << pct_inside.out << pct_inside.err;
+
+  // By default operations pause inside, and the saved runs say so; the mix, the default before,
+  // is written as schedules without the parameter always were.
+  const fs::path inside_runs = dir_ / "runs-default";
+  const RunResult by_default =
+      run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --scheduler "
+          "window --json --out '" +
+          inside_runs.string() + "'");
+  ASSERT_EQ(by_default.exit_code, 1) << by_default.out << by_default.err;
+  const nlohmann::json inside_summary = nlohmann::json::parse(by_default.out);
+  EXPECT_EQ(inside_summary["scheduler"].get<std::string>().find("window (pauses"), 0u);
+  EXPECT_NE(read_file(inside_summary["saved"][0].get<std::string>()).find("windows=inside"),
+            std::string::npos);
+  const RunResult mixed =
+      run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --scheduler "
+          "window --window-pauses mixed --json --out '" +
+          (dir_ / "runs-mixed").string() + "'");
+  ASSERT_EQ(mixed.exit_code, 1) << mixed.out << mixed.err;
+  const nlohmann::json mixed_summary = nlohmann::json::parse(mixed.out);
+  EXPECT_NE(mixed_summary["scheduler"].get<std::string>().find("before acts or inside"),
+            std::string::npos)
+      << mixed_summary["scheduler"];
+  EXPECT_EQ(read_file(mixed_summary["saved"][0].get<std::string>()).find("windows="),
+            std::string::npos);
 }
 
 TEST_F(DetectCliTest, UsageErrorsExit64WithOneLine) {

@@ -104,11 +104,11 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->check(fraction());
   app.add_option("--window-pauses", args.window_pauses,
                  "window (and the portfolio's window member): where operations may pause; "
-                 "mixed: each operation draws between right before its first act and inside; "
-                 "act: only right before its first store, read-modify-write or lock after its "
-                 "first access (check-then-act bugs); inside: only at one access drawn inside it "
-                 "(about two operations in three pause)")
-      ->capture_default_str()
+                 "inside (the default): only at one access drawn inside each operation (about "
+                 "two operations in three pause); act: only right before its first store, "
+                 "read-modify-write or lock after its first access (check-then-act bugs); mixed: "
+                 "each operation draws between the two (the default before 2026-11-28)")
+      ->option_text("inside|act|mixed")
       ->check(CLI::IsMember({"mixed", "act", "inside"}));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
@@ -159,9 +159,10 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
     }
   }
   options.write_bias = args.write_bias;
-  options.window_pauses = *dpct::parse_window_pauses(args.window_pauses);
-  if (options.window_pauses != dpct::WindowPauses::kMixed &&
-      options.scheduler != detect::SchedulerKind::kWindow &&
+  if (!args.window_pauses.empty()) {
+    options.window_pauses = *dpct::parse_window_pauses(args.window_pauses);
+  }
+  if (!args.window_pauses.empty() && options.scheduler != detect::SchedulerKind::kWindow &&
       options.scheduler != detect::SchedulerKind::kPortfolio) {
     throw UsageError("--window-pauses " + args.window_pauses +
                      " applies to --scheduler window or portfolio, not " + args.scheduler);
@@ -208,9 +209,11 @@ nlohmann::json detection_campaign(const targets::Target& target,
       {"k", options.steps},
       {"timeout", options.check_timeout_seconds},
       {"max_steps", options.max_steps}};
-  // Only when chosen: the summaries of default campaigns, and their merges with shards written
-  // before the option existed, stay as they were.
-  if (options.window_pauses != dpct::WindowPauses::kMixed) {
+  // Only for the schedulers it applies to, and absent for mixed, the placement before the option
+  // existed: so a shard written then merges only with shards of mixed pauses.
+  const bool has_window = options.scheduler == detect::SchedulerKind::kWindow ||
+                          options.scheduler == detect::SchedulerKind::kPortfolio;
+  if (has_window && options.window_pauses != dpct::WindowPauses::kMixed) {
     campaign["window_pauses"] = dpct::window_pauses_name(options.window_pauses);
   }
   return campaign;

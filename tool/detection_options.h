@@ -35,7 +35,7 @@ struct DetectionArguments {
   unsigned depth = 3;
   std::string epoch = "auto";  // --epoch: "auto" (one operation per thread) or a count
   double write_bias = detect::kDefaultWriteBias;  // --write-bias
-  std::string window_pauses = "mixed";            // --window-pauses mixed|act|inside
+  std::string window_pauses;  // --window-pauses mixed|act|inside; empty: not given (inside)
   std::uint64_t k = 0;
   std::uint64_t seed = 1;
   unsigned jobs = 1;

@@ -20,7 +20,7 @@
 // portfolio --shapes mixed); B, D, H and D/1 run the paper's even 2 x M histories. P is compared
 // with the paper's D. W is the window scheduler (dpct/window_scheduler.h) on the paper's even
 // histories, also compared with the paper's D; `--window-pauses` sets where its operations pause
-// (detect --window-pauses, default mixed).
+// (detect --window-pauses, default inside).
 //
 // For experiments: --histories and --seed replace each row's count and seed 1, --epoch and
 // --depth D's and H's PCT epoch (2) and depth (3), --scheduler runs D and H under another
@@ -146,7 +146,7 @@ struct Settings {
   std::int64_t max_key = -1;                                      // -1: the targets' own key range
   double write_bias = detect::kDefaultWriteBias;                  // D and H; D/1 is plain D-PCT
   bool native_noise = true;                                       // B: detect --native-noise
-  dpct::WindowPauses window_pauses = dpct::WindowPauses::kMixed;  // W: detect --window-pauses
+  dpct::WindowPauses window_pauses = dpct::WindowPauses::kInside;  // W: detect --window-pauses
   std::string versions = "BDHdPW";  // which to run: B, D, H, d (= D/1), P (portfolio), W (window)
   // Experiments: 0 = the row's own figure / the default.
   std::uint64_t histories = 0;
@@ -419,7 +419,7 @@ int main(int argc, char** argv) {
         settings.d_scheduler ? detect::scheduler_kind_name(*settings.d_scheduler) : "dpct",
         settings.minimize ? "" : ", no minimization");
   }
-  if (settings.window_pauses != dpct::WindowPauses::kMixed) {
+  if (settings.window_pauses != dpct::WindowPauses::kInside) {
     std::printf("W pauses operations: %s (detect --window-pauses).\n",
                 dpct::window_pauses_name(settings.window_pauses));
   }

@@ -12,6 +12,7 @@
 #include "bank.h"
 #include "bounded_queue.h"
 #include "cached_register.h"
+#include "capped_set.h"
 #include "cas_counter.h"
 #include "counted_stack.h"
 #include "double_buffer.h"
@@ -25,8 +26,10 @@
 #include "reserve_queue.h"
 #include "ring_queue.h"
 #include "rw_spinlock.h"
+#include "seqlock_pair.h"
 #include "sharded_counter.h"
 #include "slot_stack.h"
+#include "sorted_set.h"
 #include "stats_counter.h"
 #include "striped_set.h"
 #include "ticket_counter.h"
@@ -505,6 +508,47 @@ linfault::Target rw_spinlock_pair(std::string name, bool bug_expected, std::stri
   return t;
 }
 
+template <class Set>
+linfault::Target capped_set(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
+  t.operations = {{"add", linfault::key_in(0, Set::kKeys - 1), "add(key 0..3) -> bool"},
+                  {"remove", linfault::key_in(0, Set::kKeys - 1), "remove(key 0..3) -> bool"},
+                  {"size", linfault::no_arguments(), "size() -> count"}};
+  t.factory = linfault::Binding<Set>()
+                  .method("add", &Set::add)
+                  .method("remove", &Set::remove)
+                  .method("size", &Set::size)
+                  .factory();
+  return t;
+}
+
+template <class Set>
+linfault::Target sorted_set(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t;
+  t.name = std::move(name);
+  t.model = "set";
+  t.description = std::move(description);
+  t.bug_expected = bug_expected;
+  t.operations = {{"add", linfault::key_in(0, Set::kKeys - 1), "add(key 0..4) -> bool"},
+                  {"remove", linfault::key_in(0, Set::kKeys - 1), "remove(key 0..4) -> bool"},
+                  {"contains", linfault::key_in(0, Set::kKeys - 1), "contains(key 0..4) -> bool"}};
+  t.factory = linfault::Binding<Set>()
+                  .method("add", &Set::add)
+                  .method("remove", &Set::remove)
+                  .method("contains", &Set::contains)
+                  .factory();
+  return t;
+}
+
+template <class Pair>
+linfault::Target seqlock_pair(std::string name, bool bug_expected, std::string description) {
+  linfault::Target t = serial_target(std::move(name), bug_expected, std::move(description));
+  t.operations = {kRegisterWrite, kRegisterRead};
+  t.factory =
+      linfault::Binding<Pair>().method("write", &Pair::write).method("read", &Pair::read).factory();
+  return t;
+}
+
 }  // namespace
 
 LINFAULT_REGISTER_TARGET([] {
@@ -589,4 +633,40 @@ LINFAULT_REGISTER_TARGET([] {
   return min_max<user::SplitMinMax>(
       "min_max_buggy", true,
       "least and greatest value in two words read one after the other (buggy: a torn pair)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return capped_set<user::LockedCappedSet>(
+      "capped_set", false,
+      "set of at most two keys, a lock per key, the place reserved by compare-exchange (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return capped_set<user::RacyCappedSet>(
+      "capped_set_buggy", true,
+      "set of at most two keys whose add checks the room before taking the key's lock (buggy: "
+      "three keys fit)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return sorted_set<user::LockedSortedSet>(
+      "sorted_set", false, "sorted array of keys, shifted and scanned under one lock (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return sorted_set<user::ScanningSortedSet>(
+      "sorted_set_buggy", true,
+      "sorted array of keys shifted under a lock, scanned without it (buggy: contains misses a "
+      "key that moves)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return seqlock_pair<user::CheckedSeqlockPair>(
+      "seqlock_pair", false, "two words under a sequence lock whose readers retry (correct)");
+});
+
+LINFAULT_REGISTER_TARGET([] {
+  return seqlock_pair<user::UncheckedSeqlockPair>(
+      "seqlock_pair_buggy", true,
+      "two words under a sequence lock whose readers accept an odd sequence (buggy: a torn read)");
 });
