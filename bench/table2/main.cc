@@ -143,9 +143,9 @@ struct Settings {
   std::uint64_t control_executions = 100'000;
   std::vector<std::string> only;
   unsigned jobs = 1;
-  std::int64_t max_key = -1;                                      // -1: the targets' own key range
-  double write_bias = detect::kDefaultWriteBias;                  // D and H; D/1 is plain D-PCT
-  bool native_noise = true;                                       // B: detect --native-noise
+  std::int64_t max_key = -1;                                       // -1: the targets' own key range
+  double write_bias = detect::kDefaultWriteBias;                   // D and H; D/1 is plain D-PCT
+  bool native_noise = true;                                        // B: detect --native-noise
   dpct::WindowPauses window_pauses = dpct::WindowPauses::kInside;  // W: detect --window-pauses
   std::string versions = "BDHdPW";  // which to run: B, D, H, d (= D/1), P (portfolio), W (window)
   // Experiments: 0 = the row's own figure / the default.
