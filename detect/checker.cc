@@ -197,20 +197,27 @@ class BlockingView {
   history::EventIndex blocked_call_;
 };
 
-// H[e] of Line-Up: `history` without its pending operations but `blocked`, which returns at the
-// very end (so that every linearization must place it, after everything it does not precede).
-// Sets `blocked_call` to its call event in the result.
+// H[e] of Line-Up: `history` without the other calls that never returned, and `blocked`, which
+// returns at the very end (so that every linearization must place it, after everything it does
+// not precede). A pending call that its process followed with another (`returned[op]`: its
+// outcome is unknown) returned, and may have taken effect: it stays, pending. Sets
+// `blocked_call` to its call event in the result.
 history::History with_only_pending(const history::History& history, history::OpIndex blocked,
+                                   const std::vector<bool>& returned,
                                    history::EventIndex& blocked_call) {
   history::HistoryBuilder builder(history.origin());
   blocked_call = history::kNoEvent;
   history::EventIndex events = 0;
   for (const history::Event& event : history.events()) {
     const history::Operation& op = history.op(event.op);
-    if (!op.completed() && event.op != blocked) continue;
+    if (!op.completed() && event.op != blocked && !returned[event.op]) continue;
     if (event.kind == history::Event::Kind::kCall) {
       if (event.op == blocked) blocked_call = events;
       builder.invoke(op.process, op.call, op.source.call_line);
+      // Closed at once: it has no response event, so it may still take effect at any later point.
+      if (!op.completed() && event.op != blocked) {
+        builder.respond(op.process, history::Outcome::kPending, history::Value());
+      }
     } else {
       builder.respond(op.process, op.outcome, op.result, op.source.return_line);
     }
@@ -234,14 +241,18 @@ Verdict check_stuck(const M& model, const history::History& history, const Check
   for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
     last_of_process[history.op(e).process] = e;
   }
+  std::vector<bool> returned(history.size(), false);
   for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
-    if (history.op(e).completed() || last_of_process[history.op(e).process] != e) continue;
+    returned[e] = last_of_process[history.op(e).process] != e;
+  }
+  for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
+    if (history.op(e).completed() || returned[e]) continue;
     Verdict v;
     if constexpr (spec::NeverBlockingModel<M>) {
       v.result = Result::kViolation;  // e cannot block in any order: no search needed
     } else {
       history::EventIndex blocked_call = history::kNoEvent;
-      const history::History only_e = with_only_pending(history, e, blocked_call);
+      const history::History only_e = with_only_pending(history, e, returned, blocked_call);
       v = check(BlockingView(model, blocked_call), only_e, each);
     }
     if (v.result == Result::kLinearizable) continue;

@@ -923,7 +923,9 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       }
       counters.done = report.done;
       counters.violations = report.violations;
-      counters.elapsed_seconds = std::chrono::duration<double>(ended - start).count();
+      // Workers publish in lock order, not in the order their clocks were read.
+      counters.elapsed_seconds = std::max(counters.elapsed_seconds,
+                                          std::chrono::duration<double>(ended - start).count());
       if (progress) progress(counters);
     }
   };

@@ -84,8 +84,9 @@ class PctScheduler final : public Scheduler {
   ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
   void end(Schedule& schedule) override;
   void reseed(std::uint64_t seed) override { options_.seed = seed; }
-  // The points of the last unfinished thread change no decision (only the epochs counted in the
-  // schedule's parameters may end earlier), unless the estimator follows every point.
+  // The points of the last unfinished thread change no decision, unless the estimator follows
+  // every point; with epochs, the plan in the schedule's parameters (cp, epochs) is then the one
+  // drawn last while another thread was unfinished.
   bool sees_last_thread() const override { return revises_; }
 
   // The current run's plan, for tests and reports.

@@ -116,8 +116,9 @@ class Scheduler {
   virtual void end(Schedule& schedule) = 0;
   virtual void reseed(std::uint64_t /*seed*/) {}
   // Whether choose() must be called at points where every other thread has finished. Return
-  // false only if such points change neither a later run nor what end() writes, beyond counts
-  // of such points.
+  // false only if such points change no later run: this run has no decision left there, and
+  // what end() writes may then describe the plan as it stood at the last point asked (PCT's
+  // `cp` and `epochs` with epochs).
   virtual bool sees_last_thread() const { return true; }
 };
 

@@ -22,13 +22,14 @@
 //   - when everyone who can run is paused (the others wait for the paused one, block on its lock
 //     or spin), one of them, drawn at random, resumes: resuming the first paused gives read A,
 //     read B, act A, act B (lost updates), resuming the last keeps the first window open.
-// With mixed pauses (kMixed, below), each operation draws its (p_act, p_inside) among (1, 0),
-// (3/4, 1/4), (1/2, 1/2), (1/4, 3/4) and (0, 1) when it starts, so a run covers check-then-act windows and windows between reads without
-// a parameter to tune per object. The draw was once made per run: a long history then spent all
-// its operations on one choice, while a bug needs the right choice only in the few operations
-// that meet it. Drawing per operation found more on the long histories of the CGVT paper's Table
-// II (optimistic_queue_buggy at 2 x 500: 299 of 300 histories against 237, lf_list_buggy 299
-// against 289) and changed nothing beyond the noise on 2 x 6 and 2 x 10 histories
+// By default (kInside, below) p_act = 0 and p_inside = 1. With mixed pauses (kMixed), each
+// operation draws its (p_act, p_inside) among (1, 0), (3/4, 1/4), (1/2, 1/2), (1/4, 3/4) and (0, 1)
+// when it starts, so a run covers check-then-act windows and windows between reads without a
+// parameter to tune per object. The draw was once made per run: a long history then spent all its
+// operations on one choice, while a bug needs the right choice only in the few operations that meet
+// it. Drawing per operation found more on the long histories of the CGVT paper's Table II
+// (optimistic_queue_buggy at 2 x 500: 299 of 300 histories against 237, lf_list_buggy 299 against
+// 289) and changed nothing beyond the noise on 2 x 6 and 2 x 10 histories
 // (bench/schedulers/README.md). Nothing here knows a target: windows come from the kinds of the
 // accesses.
 //
@@ -50,7 +51,8 @@
 // README.md, "2026-11-28, later" and "2026-11-28, the default").
 //
 // Schedule parameters: "window seed=S n=N pauses=X", and "windows=act" or "windows=inside" when
-// not mixed (a schedule without it, as written before the option, paused mixed). The run is a pure function of the seed and the workload.
+// not mixed (a schedule without it, as written before the option, paused mixed). The run is a
+// pure function of the seed and the workload.
 //
 // Thread-safety: see dpct/scheduler.h (one execution at a time).
 //

@@ -830,7 +830,7 @@ std::optional<std::string> workload_calls_failing_alone(const Target& target,
 }
 
 namespace {
-// random_call into `call`, whose method and argument buffers are reused.
+// random_call into `call`, whose method buffer is reused (the arguments are the generator's).
 void draw_call_into(const Target& target, ArgumentSource& source, std::span<const unsigned> weights,
                     history::Call& call) {
   if (target.operations.empty()) {

@@ -445,6 +445,20 @@ TEST(SerialSpecTest, APendingCallItsProcessFollowedIsNotTheStuckOne) {
     EXPECT_EQ(check(model, std::move(b).build(), /*stuck=*/true).result, Result::kLinearizable)
         << model;
   }
+  // A call that returned with its outcome unknown may have taken effect: get() leaked the lock
+  // after p1's inc(), and p0's inc() blocks on it, as the serial runs do. Before, H[e] of p0's
+  // inc() left p1's inc() out, so get() -> 1 had no explanation: a false violation.
+  {
+    HistoryBuilder b("inc took effect, then get leaked the lock");
+    b.invoke(1, {"inc", {}});
+    b.respond(1, Outcome::kPending, Value());
+    b.call(1, {"get", {}}, 1);
+    b.invoke(0, {"inc", {}});  // never returns
+    EXPECT_EQ(check(serial_spec_of("serial_spec_test_lock_leak"), std::move(b).build(),
+                    /*stuck=*/true)
+                  .result,
+              Result::kLinearizable);
+  }
   // The same calls with inc() the last of its process: the stuck rule applies to it.
   HistoryBuilder last("inc last");
   last.call(1, {"get", {}}, 0);

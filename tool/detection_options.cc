@@ -53,8 +53,8 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
          "revised during the run (the paper's D; falls back to pct with pilot k, and "
          "says so, in builds without trees); pos: partial order sampling; surw: selectively "
          "uniform random walk, threads weighted by remaining events (structure trees); window: "
-         "pauses a thread right before it acts on what it read (or between "
-         "two of its reads) until the others complete an update; portfolio: "
+         "pauses a thread at an access inside its operation (or, with --window-pauses, right "
+         "before it acts on what it read) until the others complete an update; portfolio: "
          "random walks for the first 64 histories, then each history runs one of random, dpct, "
          "pos and window, drawn by shares that shift, every 64 histories, towards the ones that "
          "find violations on this target")

@@ -8,7 +8,7 @@
 // UncheckedSeqlockPair (buggy) only checks that the sequence did not change: a reader that
 // starts while a writer is between its two stores reads an odd sequence twice and returns the
 // new first word with the old second one. CheckedSeqlockPair (correct) also retries on an odd
-// sequence. Values must fit in 31 bits.
+// sequence. Each 32-bit half of a value must fit in 31 bits.
 //
 // Thread-safety: every method may be called concurrently (the claim under test).
 
