@@ -348,6 +348,27 @@ TestCase test_case_from_json(const nlohmann::json& doc, const std::string& origi
     }
   }
   tc.pr = reader.steps(reader.field(doc, "pr", "document"), "pr", 0);
+  if (tc.target) {
+    // Re-execution runs Ps and Pr on process 0 and thread t of Pc on process t, whatever the steps
+    // say: steps that say otherwise describe another run.
+    auto expect_process = [&](const std::vector<Step>& steps, const std::string& where,
+                              history::ProcessId process, const std::string& runs) {
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].process != process) {
+          reader.fail(where + "[" + std::to_string(i) + "].process",
+                      std::to_string(steps[i].process) + ", but " + runs +
+                          " of a target-level test case runs on process " +
+                          std::to_string(process));
+        }
+      }
+    };
+    expect_process(tc.ps, "ps", 0, "Ps");
+    for (std::size_t t = 0; t < tc.pc.size(); ++t) {
+      expect_process(tc.pc[t], "pc[" + std::to_string(t) + "]", static_cast<history::ProcessId>(t),
+                     "thread " + std::to_string(t));
+    }
+    expect_process(tc.pr, "pr", 0, "Pr");
+  }
   tc.schedule = reader.nullable_string(doc, "schedule", "document");
   if (tc.schedule) {
     if (!tc.target) reader.fail("schedule", "a test case without a target has no schedule");
