@@ -128,6 +128,18 @@ TEST(SavedRunTest, MalformedDocumentsAreInputErrorsNamingTheFile) {
   nlohmann::json native = uncapped;  // a native run has no cap
   native["scheduler"]["kind"] = "native";
   EXPECT_EQ(saved_run_from_json(native, "native.json").scheduling.kind, "native");
+  // Every scheduler the driver records is accepted (the reader keeps its own list): all but the
+  // portfolio, which records its member.
+  for (SchedulerKind kind : kSchedulerKinds) {
+    nlohmann::json recorded = doc;
+    recorded["scheduler"]["kind"] = scheduler_kind_name(kind);
+    if (kind == SchedulerKind::kPortfolio) {
+      expect_error(recorded, "unknown scheduler kind \"portfolio\"");
+    } else {
+      EXPECT_EQ(saved_run_from_json(recorded, "kind.json").scheduling.kind,
+                scheduler_kind_name(kind));
+    }
+  }
 
   EXPECT_THROW(read_saved_run("/nonexistent/run.json"), history::OpenError);
 }
