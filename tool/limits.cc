@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <forward_list>
 #include <sstream>
 #include <thread>
 
@@ -38,7 +39,13 @@ State& state() {
 const char kFiringText[] = "firing";
 const char* const kFiring = kFiringText;
 std::atomic<const char*> current_phase{"starting"};
-// The model the command checks against, once known; never freed (the watchdog may read it).
+// The model the command checks against, once known: the newest of the names set, which are all
+// kept, never destroyed (the watchdog may still read an earlier one) and reachable (so no leak
+// checker flags them).
+std::forward_list<std::string>& model_names() {
+  static auto* names = new std::forward_list<std::string>;
+  return *names;
+}
 std::atomic<const std::string*> current_model{nullptr};
 
 std::string subject_prefix() {
@@ -126,7 +133,9 @@ void set_phase(const char* phase) {
 }
 
 void set_model(const std::string& model) {
-  if (!model.empty()) current_model.store(new std::string(model));
+  if (model.empty()) return;
+  model_names().push_front(model);  // earlier names keep their address
+  current_model.store(&model_names().front());
 }
 
 double seconds_left() {

@@ -56,7 +56,7 @@ void set_phase(const char* phase);
 
 // The sequential model the command checks against, once known (from --model, or from the
 // input), for the unknown verdict a limit prints in JSON mode ("model": null before). An empty
-// name changes nothing.
+// name changes nothing. Called from the main thread (the watchdog only reads it).
 void set_model(const std::string& model);
 
 // The time left of --timeout for an algorithm's own limit (its share of the timeout, at least a
