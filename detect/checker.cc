@@ -7,7 +7,7 @@
 #include <iterator>
 #include <new>
 #include <stdexcept>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "spec/registry.h"
 
@@ -210,14 +210,13 @@ history::History with_only_pending(const history::History& history, history::OpI
   history::EventIndex events = 0;
   for (const history::Event& event : history.events()) {
     const history::Operation& op = history.op(event.op);
-    if (!op.completed() && event.op != blocked && !returned[event.op]) continue;
+    const bool other_pending = !op.completed() && event.op != blocked;
+    if (other_pending && !returned[event.op]) continue;
     if (event.kind == history::Event::Kind::kCall) {
       if (event.op == blocked) blocked_call = events;
       builder.invoke(op.process, op.call, op.source.call_line);
       // Closed at once: it has no response event, so it may still take effect at any later point.
-      if (!op.completed() && event.op != blocked) {
-        builder.respond(op.process, history::Outcome::kPending, history::Value());
-      }
+      if (other_pending) builder.respond(op.process, history::Outcome::kPending, history::Value());
     } else {
       builder.respond(op.process, op.outcome, op.result, op.source.return_line);
     }
@@ -237,13 +236,11 @@ Verdict check_stuck(const M& model, const history::History& history, const Check
   each.want_witness = false;
   // Only a process's last call can be the one that never returned: a pending call its process
   // followed with another (an outcome reported unknown, Jepsen's :info) did return.
-  std::unordered_map<history::ProcessId, history::OpIndex> last_of_process;
-  for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
-    last_of_process[history.op(e).process] = e;
-  }
+  // Operations are numbered by call: walking them backwards, a process seen already called later.
   std::vector<bool> returned(history.size(), false);
-  for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
-    returned[e] = last_of_process[history.op(e).process] != e;
+  std::unordered_set<history::ProcessId> called_later;
+  for (std::size_t e = history.size(); e-- > 0;) {
+    returned[e] = !called_later.insert(history.op(static_cast<history::OpIndex>(e)).process).second;
   }
   for (history::OpIndex e = 0; e < static_cast<history::OpIndex>(history.size()); ++e) {
     if (history.op(e).completed() || returned[e]) continue;

@@ -34,8 +34,7 @@ class SortedSet {
     check(key);
     linfault::LockGuard guard(lock_);
     const std::int64_t size = size_.load();
-    std::int64_t at = 0;
-    while (at < size && keys_[slot(at)].load() < key) ++at;
+    const std::int64_t at = position(key, size);
     if (at < size && keys_[slot(at)].load() == key) return false;
     for (std::int64_t i = size; i > at; --i) keys_[slot(i)].store(keys_[slot(i - 1)].load());
     keys_[slot(at)].store(key);
@@ -47,8 +46,7 @@ class SortedSet {
     check(key);
     linfault::LockGuard guard(lock_);
     const std::int64_t size = size_.load();
-    std::int64_t at = 0;
-    while (at < size && keys_[slot(at)].load() < key) ++at;
+    const std::int64_t at = position(key, size);
     if (at == size || keys_[slot(at)].load() != key) return false;
     for (std::int64_t i = at; i + 1 < size; ++i) keys_[slot(i)].store(keys_[slot(i + 1)].load());
     size_.store(size - 1);
@@ -70,6 +68,13 @@ class SortedSet {
     if (key < 0 || key >= kKeys) throw std::out_of_range("SortedSet: key out of range");
   }
   static std::size_t slot(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+  // The first of the `size` keys that is not below `key` (`size` if none); under the lock.
+  std::int64_t position(std::int64_t key, std::int64_t size) const {
+    std::int64_t at = 0;
+    while (at < size && keys_[slot(at)].load() < key) ++at;
+    return at;
+  }
 
   bool scan(std::int64_t key) const {
     const std::int64_t size = size_.load();
