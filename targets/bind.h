@@ -211,8 +211,10 @@ class Binding {
     auto table = std::make_shared<const Table>(Table{methods_, state_});
     Maker make = make_;
     return [table, make]() -> std::unique_ptr<dpct::ObjectUnderTest> {
-      if (dpct::CallCheckScope::active()) return std::make_unique<Bound>(nullptr, table);
-      return std::make_unique<Bound>(make(), table);
+      std::shared_ptr<const Table> shared = this_threads_owner(table);
+      if (dpct::CallCheckScope::active())
+        return std::make_unique<Bound>(nullptr, std::move(shared));
+      return std::make_unique<Bound>(make(), std::move(shared));
     };
   }
 
@@ -229,6 +231,22 @@ class Binding {
     std::vector<Entry> entries;
     StateOf state;  // empty: the object names no state
   };
+
+  // `table`, owned through a reference count of the calling thread's own. Every object holds
+  // its table; were they all to count on `table`'s, the workers of a parallel campaign (which
+  // make an object per history, hundreds of thousands a second) would pass that count's cache
+  // line between their cores at every object made and destroyed. A thread keeps the owner of the
+  // last table it used, which keeps that table alive until the thread makes an object of another
+  // or exits: a table cannot be freed while its address is remembered.
+  static std::shared_ptr<const Table> this_threads_owner(
+      const std::shared_ptr<const Table>& table) {
+    thread_local std::shared_ptr<const Table> owner;
+    if (owner.get() != table.get()) {
+      auto holder = std::make_shared<const std::shared_ptr<const Table>>(table);
+      owner = std::shared_ptr<const Table>(holder, table.get());
+    }
+    return owner;
+  }
 
   class Bound : public dpct::ObjectUnderTest {
    public:

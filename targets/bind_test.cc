@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -71,6 +73,28 @@ TEST(BindingTest, EachFactoryCallMakesAFreshObject) {
   auto first = factory();
   first->invoke(Call{"set", {Value(3)}});
   EXPECT_EQ(factory()->invoke(Call{"get", {}}), Value(0));
+}
+
+TEST(BindingTest, ObjectsMadeOnSeveralThreadsOutliveTheirFactory) {
+  // Each thread's objects share a per-thread owner of the method table (bind.h): the table must
+  // stay alive for every object, whichever thread made it and whenever the factory dies.
+  std::vector<std::unique_ptr<dpct::ObjectUnderTest>> objects(4);
+  {
+    auto factory = toy_factory();
+    std::vector<std::thread> makers;
+    for (std::size_t t = 0; t < objects.size(); ++t) {
+      makers.emplace_back([&factory, &objects, t] {
+        for (int round = 0; round < 100; ++round) objects[t] = factory();
+      });
+    }
+    for (std::thread& maker : makers) maker.join();
+    objects.push_back(factory());
+  }
+  EXPECT_EQ(toy_factory()()->invoke(Call{"get", {}}), Value(0));  // another table on this thread
+  for (std::size_t t = 0; t < objects.size(); ++t) {
+    objects[t]->invoke(Call{"set", {Value(static_cast<std::int64_t>(t))}});
+    EXPECT_EQ(objects[t]->invoke(Call{"get", {}}), Value(static_cast<std::int64_t>(t)));
+  }
 }
 
 TEST(BindingTest, CustomConstruction) {
