@@ -316,9 +316,10 @@ void add_detect_command(CLI::App& app) {
       ->type_name("S")
       ->capture_default_str();
   detect->add_flag("--stop-at-first", args->stop_at_first,
-                   "Stop at the first violation: histories with higher indices are not started, "
-                   "those with lower ones finish, so the first failing seed (and "
-                   "histories_to_first, its index + 1) do not depend on --jobs");
+                   "Stop at the first violation: histories with higher indices are not started "
+                   "once it is found, those with lower ones finish, so the first failing seed "
+                   "(and histories_to_first, its index + 1) do not depend on --jobs; the counts "
+                   "(done, violations, ...) may, as they include the histories already running");
   detect->add_flag(
       "--json", args->json,
       "Print one JSON object: target, scheduler, histories, done, "
