@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -22,8 +23,12 @@ namespace {
 // The search for the simplest failing schedule: preemption bounds tried, and its time budget.
 constexpr unsigned kSimplestScheduleMaxBound = 4;
 constexpr int kSimplestScheduleSeconds = 5;
-// Shrinking from the starting points after the first: at least this long in all.
-constexpr double kOtherStartsMinSeconds = 0.5;
+// Shrinking from the starting points after the first: a budget of executions, at least this
+// many and twice the first shrinking's, so that the test case found does not depend on the
+// machine's speed; and, for the objects whose executions are slow, a cap on time, at least this
+// long and four times the first shrinking's.
+constexpr std::uint64_t kOtherStartsMinExecutions = 25'000;
+constexpr double kOtherStartsMinSeconds = 5;
 
 using Clock = std::chrono::steady_clock;
 using history::Call;
@@ -198,12 +203,21 @@ class Minimizer {
     for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
   }
 
-  bool out_of_time() const { return Clock::now() >= limit(); }
+  bool out_of_time() const { return Clock::now() >= limit() || executions_ >= stage_executions_; }
   Clock::time_point deadline() const { return deadline_; }
-  // The end of the current stage, before the deadline: work stops there as at the deadline.
-  void set_stage_end(Clock::time_point end) { stage_end_ = end; }
-  void clear_stage_end() { stage_end_ = Clock::time_point::max(); }
-  bool stage_over() const { return Clock::now() >= stage_end_; }
+  // The end of the current stage, before the deadline: after `executions` more executions or at
+  // `end`, whichever comes first, work stops as at the deadline.
+  void set_stage_end(Clock::time_point end, std::uint64_t executions) {
+    stage_end_ = end;
+    stage_executions_ = executions_ + executions;
+  }
+  void clear_stage_end() {
+    stage_end_ = Clock::time_point::max();
+    stage_executions_ = std::numeric_limits<std::uint64_t>::max();
+  }
+  bool stage_over() const { return stage_out_of_time() || stage_out_of_executions(); }
+  bool stage_out_of_time() const { return Clock::now() >= stage_end_; }
+  bool stage_out_of_executions() const { return executions_ >= stage_executions_; }
   Clock::time_point limit() const { return std::min(deadline_, stage_end_); }
   double elapsed_ms() const {
     return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
@@ -460,6 +474,7 @@ class Minimizer {
   Clock::time_point start_;
   Clock::time_point deadline_;
   Clock::time_point stage_end_ = Clock::time_point::max();
+  std::uint64_t stage_executions_ = std::numeric_limits<std::uint64_t>::max();
   dpct::Executor executor_;
   dpct::ExecutionOptions execution_;
   std::set<std::string> methods_;
@@ -524,11 +539,12 @@ class Pipeline {
     // Greedy shrinking reaches a 1-minimal test case, not always the smallest: shrink from the
     // other starting points too while time allows, and keep the smallest Pc.
     // The other starting points rarely give a smaller Pc: they share a budget of twice the
-    // first shrinking's time, at least kOtherStartsMinSeconds.
+    // first shrinking's executions (kOtherStartsMinExecutions at least).
     std::vector<Start> starts = std::move(starts_);
     Candidate smallest;
     dpct::Run smallest_run;
     const double shrinking_began_ms = minimizer_.elapsed_ms();
+    const std::uint64_t shrinking_began_executions = minimizer_.executions();
     for (std::size_t i = 0; i < starts.size(); ++i) {
       if (i > 0 && (smallest.pc_ops() <= 2 || minimizer_.stage_over() ||
                     minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3)) {
@@ -536,10 +552,12 @@ class Pipeline {
       }
       if (i == 1) {
         const double first_ms = minimizer_.elapsed_ms() - shrinking_began_ms;
+        const std::uint64_t first_executions = minimizer_.executions() - shrinking_began_executions;
         minimizer_.set_stage_end(
             Clock::now() +
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                std::max(kOtherStartsMinSeconds, 2 * first_ms / 1000))));
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                    std::max(kOtherStartsMinSeconds, 4 * first_ms / 1000))),
+            std::max(kOtherStartsMinExecutions, 2 * first_executions));
       }
       best_ = std::move(starts[i].candidate);
       best_run_ = std::move(starts[i].run);
@@ -551,7 +569,11 @@ class Pipeline {
         smallest_run = best_run_;
       }
     }
-    if (minimizer_.stage_over()) progress("other starting points: their time is used up");
+    if (minimizer_.stage_out_of_executions()) {
+      progress("other starting points: their budget of executions is used up");
+    } else if (minimizer_.stage_out_of_time()) {
+      progress("other starting points: their time is used up");
+    }
     minimizer_.clear_stage_end();
     best_ = std::move(smallest);
     best_run_ = std::move(smallest_run);

@@ -119,6 +119,32 @@ TEST(TargetMinimizer, PairSnapshotShrinksToOneReadAgainstFourWrites) {
   EXPECT_EQ(replay_result(target, m), detect::Result::kViolation);
 }
 
+TEST(TargetMinimizer, TheSameRunGivesTheSameTestCaseAndCounts) {
+  // snark_deque's first shrinking ends at 1 || 2, so the other starting points are shrunk too,
+  // until their budget is used up: a budget of executions, not of time, so nothing in the result
+  // depends on how fast the machine ran.
+  const targets::Target& target = targets::find("snark_deque");
+  const std::optional<detect::SavedRun> run = first_failing_run(target, 2000);
+  ASSERT_TRUE(run.has_value());
+  const TargetMinimization first = minimize_saved_run(target, *run, {});
+  const TargetMinimization second = minimize_saved_run(target, *run, {});
+  const auto logged = [](const TargetMinimization& m, const std::string& text) {
+    return std::any_of(m.log.begin(), m.log.end(), [&](const std::string& line) {
+      return line.find(text) != std::string::npos;
+    });
+  };
+  if (logged(first, "their time is used up") || logged(second, "their time is used up")) {
+    GTEST_SKIP() << "the stage's time cap (for slow objects) came before its executions: this "
+                    "machine or build is too slow for the test";
+  }
+  EXPECT_TRUE(logged(first, "their budget of executions is used up"))
+      << "the budget was not reached: the test no longer tests it";
+  EXPECT_EQ(test_case_to_text(first.test_case), test_case_to_text(second.test_case));
+  EXPECT_EQ(first.executions, second.executions);
+  EXPECT_EQ(first.candidates, second.candidates);
+  EXPECT_FALSE(first.timed_out);
+}
+
 TEST(TargetMinimizer, RejectsALinearizableHistory) {
   const targets::Target& target = targets::find("treiber_stack");
   history::HistoryBuilder b;
