@@ -460,7 +460,10 @@ ExhaustiveResult explore_exhaustively(Executor& executor, const ObjectFactory& f
         result.executions + result.redundant >= options.max_executions) {
       return result;
     }
-    if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) return result;
+    if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+      result.timed_out = true;
+      return result;
+    }
   }
 }
 

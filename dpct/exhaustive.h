@@ -80,6 +80,7 @@ struct ExhaustiveResult {
   // Every schedule within the preemption bound was executed or shown equivalent to one that was
   // (false when stopped early by the predicate or by max_executions with schedules left).
   bool exhausted = false;
+  bool timed_out = false;                   // stopped by ExhaustiveOptions::deadline
   std::optional<Run> found;                 // the run on which the stop predicate returned true
   std::array<std::uint64_t, 4> outcomes{};  // complete runs per RunOutcome
 };

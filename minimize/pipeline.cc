@@ -118,6 +118,7 @@ nlohmann::json minimization_to_json(const TargetMinimization& m, std::string_vie
       {"localize_ms", m.localize_ms},
       {"elapsed_ms", m.elapsed_ms},
       {"timed_out", m.timed_out},
+      {"cut_by_time", m.cut_by_time},
       {"failing_schedule_exhaustive", m.proof.failing_schedule_exhaustive},
       {"simplest_schedule", m.proof.simplest_schedule},
       {"schedule_preemptions", m.proof.schedule_preemptions
@@ -144,7 +145,12 @@ void print_minimization(std::ostream& out, const TargetMinimization& m, bool com
       << " operations -> " << m.workload.setup.size() << " + " << pc_operations(m) << " + "
       << m.workload.reveal.size() << " (Ps + Pc + Pr) in " << m.elapsed_ms << " ms ("
       << "localization " << m.localize_ms << " ms), " << m.candidates << " candidates, "
-      << m.executions << " executions\n";
+      << m.executions << " executions";
+  if (m.cut_by_time > 0) {
+    out << "; " << m.cut_by_time
+        << " searches cut by time (a slower or faster machine may report other counts)";
+  }
+  out << "\n";
 }
 
 namespace {

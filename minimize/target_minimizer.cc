@@ -223,6 +223,9 @@ class Minimizer {
     return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
   }
   std::uint64_t executions() const { return executions_; }
+  // Searches a clock cut short (TargetMinimization::cut_by_time).
+  std::uint64_t cut_by_time() const { return cut_by_time_; }
+  void count_cut_by_time() { ++cut_by_time_; }
   std::size_t candidates() const { return candidates_; }
   const std::set<std::string>& methods() const { return methods_; }
 
@@ -278,6 +281,7 @@ class Minimizer {
             if (!best || switches < best->switches) best = Simplest{run, bound, switches, false};
             return false;
           });
+      if (timed_out || r.timed_out) ++cut_by_time_;
       if (best) {
         best->proven = r.exhausted && !timed_out;
         return best;
@@ -326,6 +330,10 @@ class Minimizer {
           }
           return fails(run);
         });
+    // The callback's cut (checked every 64 runs) ends the check; the enumeration's own (after
+    // every run, usually first) leaves a non-exhausted answer the caller may go on from. Either
+    // is a result that depended on the clock.
+    if (out.timed_out || found.timed_out) ++cut_by_time_;
     if (out.timed_out) return out;
     out.failing = std::move(found.found);
     out.exhausted = found.exhausted;
@@ -401,7 +409,10 @@ class Minimizer {
                                     std::chrono::duration<double>(effort.sampling_seconds)));
     std::uint64_t k = 0;
     for (std::uint64_t i = 0; i < effort.sampled; ++i) {
-      if ((i & 15) == 15 && Clock::now() >= sampling_end) break;
+      if ((i & 15) == 15 && Clock::now() >= sampling_end) {
+        ++cut_by_time_;
+        break;
+      }
       const std::uint64_t seed = options_.seed * 0x9E3779B97F4A7C15ull + sample_counter_++;
       dpct::Run run;
       if (i % 4 == 3) {
@@ -481,6 +492,7 @@ class Minimizer {
   std::optional<dpct::Schedule> reference_;
   std::vector<std::uint32_t> reference_origin_;
   std::uint64_t executions_ = 0;
+  std::uint64_t cut_by_time_ = 0;
   std::uint64_t sample_counter_ = 0;
   std::size_t candidates_ = 0;
 };
@@ -546,8 +558,9 @@ class Pipeline {
     const double shrinking_began_ms = minimizer_.elapsed_ms();
     const std::uint64_t shrinking_began_executions = minimizer_.executions();
     for (std::size_t i = 0; i < starts.size(); ++i) {
-      if (i > 0 && (smallest.pc_ops() <= 2 || minimizer_.stage_over() ||
-                    minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3)) {
+      if (i > 0 && (smallest.pc_ops() <= 2 || minimizer_.stage_over())) break;
+      if (i > 0 && minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3) {
+        minimizer_.count_cut_by_time();
         break;
       }
       if (i == 1) {
@@ -569,9 +582,12 @@ class Pipeline {
         smallest_run = best_run_;
       }
     }
-    if (minimizer_.stage_out_of_executions()) {
+    const bool out_of_executions = minimizer_.stage_out_of_executions();
+    const bool out_of_time = minimizer_.stage_out_of_time();
+    if (out_of_time) minimizer_.count_cut_by_time();
+    if (out_of_executions) {
       progress("other starting points: their budget of executions is used up");
-    } else if (minimizer_.stage_out_of_time()) {
+    } else if (out_of_time) {
       progress("other starting points: their time is used up");
     }
     minimizer_.clear_stage_end();
@@ -965,6 +981,7 @@ class Pipeline {
         }
       }
       result.proof.executions += fresh.executions();
+      result.cut_by_time += fresh.cut_by_time();
     }
     result.proof.executions += minimizer_.executions() - before;
   }
@@ -986,6 +1003,7 @@ class Pipeline {
     result.candidates = minimizer_.candidates();
     result.executions = minimizer_.executions() + result.proof.executions;
     result.timed_out = minimizer_.out_of_time();
+    result.cut_by_time += minimizer_.cut_by_time();
     result.test_case =
         test_case_from_run(target_.name, target_.model, result.workload, result.failing_run,
                            result.verdict, minimizer_.step_cap(best_), "");

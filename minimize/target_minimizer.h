@@ -106,6 +106,11 @@ struct TargetMinimization {
   double localize_ms = 0;               // stage a
   double elapsed_ms = 0;                // all stages
   bool timed_out = false;
+  // Searches a clock cut short: a CHECK's sampling or enumeration (seconds per candidate), the
+  // search for the simplest schedule, the other starting points' time cap. 0: nothing in the
+  // result depended on the machine's speed, and every machine reports the same test case and
+  // counts (the time limit aside: `timed_out`).
+  std::uint64_t cut_by_time = 0;
   std::vector<std::string> log;  // one line per stage: what it tried and kept
 };
 
