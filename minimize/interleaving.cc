@@ -248,7 +248,9 @@ std::string format_interleaving_columns(const dpct::Workload& workload, const dp
   }
 
   std::string out = "interleaving (" + std::to_string(run.trace.size()) + " shared accesses):\n";
-  sequential_section(out, "Ps, sequential on thread 0:", setup);
+  // Ps and Pr run on the executor's own thread, not on Pc's thread 0 (a lock Ps leaves held is
+  // not thread 0's), though the history records their calls under process 0.
+  sequential_section(out, "Ps, sequential, before Pc:", setup);
 
   const std::size_t threads = workload.threads.size();
   out += "Pc, concurrent:" + std::string(threads == 0 ? " (none)\n" : "\n");
@@ -283,7 +285,7 @@ std::string format_interleaving_columns(const dpct::Workload& workload, const dp
                   cell_of(*row));
     }
   }
-  sequential_section(out, "Pr, sequential on thread 0 after every Pc thread returned:", reveal);
+  sequential_section(out, "Pr, sequential, after every Pc thread returned:", reveal);
   return out;
 }
 
