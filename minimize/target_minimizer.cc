@@ -203,7 +203,8 @@ class Minimizer {
     for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
   }
 
-  bool out_of_time() const { return Clock::now() >= limit() || executions_ >= stage_executions_; }
+  // Past the deadline, or past the current stage's end (its time or its executions).
+  bool out_of_time() const { return Clock::now() >= limit() || stage_out_of_executions(); }
   Clock::time_point deadline() const { return deadline_; }
   // The end of the current stage, before the deadline: after `executions` more executions or at
   // `end`, whichever comes first, work stops as at the deadline.
