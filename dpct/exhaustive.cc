@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace linfault::dpct {
@@ -62,6 +63,8 @@ class ExhaustiveScheduler final : public Scheduler {
     events_.clear();
     clocks_.clear();
     thread_clocks_.assign(threads_ * threads_, 0);
+    latest_.assign(threads_, {});
+    latest_at_.clear();
     open_ = false;
   }
 
@@ -236,6 +239,7 @@ class ExhaustiveScheduler final : public Scheduler {
       if (event.frame >= 0)
         learn(frames_[static_cast<std::size_t>(event.frame)].step_effects, event);
       add_races_of(events_.size() - 1);
+      index_event(events_.size() - 1);
       Mask still_asleep = 0;
       for (ThreadId t = 0; t < threads_; ++t) {
         if ((sleep_ & bit(t)) != 0 && !may_conflict_with_pending(t, event)) still_asleep |= bit(t);
@@ -348,17 +352,29 @@ class ExhaustiveScheduler final : public Scheduler {
 
   // Gives event i its vector clock, then adds a backtrack point for each of its races: each
   // conflicting event of another thread that happens before i only directly.
+  //
+  // Only the latest conflicting event of each other thread q can matter: q's earlier events
+  // have smaller clocks (clocks grow along a thread), so they add nothing to i's clock, and the
+  // latest one, looked at first, makes them known, so none of them is a direct race. Nor does
+  // it matter when i's thread already knows it (its own entry at most before[q]). So the
+  // candidates are read from the index of each thread's latest events (index_event) instead of
+  // scanning the run back: a long run's enumeration was quadratic in its length.
   void add_races_of(std::size_t i) {
     const ThreadId p = events_[i].thread;
     const auto own = thread_clocks_.begin() + static_cast<std::ptrdiff_t>(p * threads_);
     std::vector<std::uint32_t> before(own, own + static_cast<std::ptrdiff_t>(threads_));
     std::vector<std::uint32_t> clock = before;
     std::vector<std::size_t> conflicting;
-    for (std::size_t j = i; j-- > 0;) {
-      if (events_[j].thread == p || !events_conflict(events_[j], events_[i])) continue;
-      conflicting.push_back(j);
-      for (std::size_t t = 0; t < threads_; ++t) clock[t] = std::max(clock[t], clock_of(j, t));
+    for (ThreadId q = 0; q < threads_; ++q) {
+      if (q == p) continue;
+      const std::ptrdiff_t j = latest_conflicting(q, events_[i]);
+      if (j < 0 || clock_of(static_cast<std::size_t>(j), q) <= before[q]) continue;
+      conflicting.push_back(static_cast<std::size_t>(j));
+      for (std::size_t t = 0; t < threads_; ++t) {
+        clock[t] = std::max(clock[t], clock_of(static_cast<std::size_t>(j), t));
+      }
     }
+    std::sort(conflicting.begin(), conflicting.end(), std::greater<>());
     ++clock[p];
     std::copy(clock.begin(), clock.end(), own);
     clocks_.insert(clocks_.end(), clock.begin(), clock.end());
@@ -395,6 +411,43 @@ class ExhaustiveScheduler final : public Scheduler {
     }
   }
 
+  // The latest event of `q` that conflicts with `e` (events_conflict), or -1.
+  std::ptrdiff_t latest_conflicting(ThreadId q, const Event& e) const {
+    const Latest& of_q = latest_[q];
+    const AccessKind kind = e.access.kind;
+    if (conflicts_with_all(kind)) return of_q.any;
+    std::ptrdiff_t j = of_q.with_all;
+    if (e.ends_op) j = std::max(j, of_q.starts);
+    if (e.starts_op) j = std::max(j, of_q.ends);
+    if (kind == AccessKind::kYield) return std::max(j, of_q.write);
+    if (writes(kind)) j = std::max(j, of_q.yield);
+    const auto at = latest_at_.find(e.access.address);
+    if (at != latest_at_.end()) {
+      const LatestAt& there = at->second[q];
+      j = std::max(j, writes(kind) ? there.access : there.write);
+    }
+    return j;
+  }
+
+  // Records event i, completed, in its thread's latest events.
+  void index_event(std::size_t i) {
+    const Event& e = events_[i];
+    const auto at = static_cast<std::ptrdiff_t>(i);
+    Latest& mine = latest_[e.thread];
+    const AccessKind kind = e.access.kind;
+    mine.any = at;
+    if (conflicts_with_all(kind)) mine.with_all = at;
+    if (kind == AccessKind::kYield) mine.yield = at;
+    if (writes(kind)) mine.write = at;
+    if (e.starts_op) mine.starts = at;
+    if (e.ends_op) mine.ends = at;
+    if (kind == AccessKind::kYield) return;  // it conflicts by kind, whatever its address
+    std::vector<LatestAt>& there = latest_at_[e.access.address];
+    if (there.empty()) there.resize(threads_);
+    there[e.thread].access = at;
+    if (writes(kind)) there[e.thread].write = at;
+  }
+
   [[noreturn]] void block() {
     check_pending_steps();
     throw SleepSetBlocked{};
@@ -427,6 +480,22 @@ class ExhaustiveScheduler final : public Scheduler {
   bool open_ = false;                         // events_.back() has not been completed
   std::vector<std::uint32_t> clocks_;         // events_.size() x threads_ vector clocks
   std::vector<std::uint32_t> thread_clocks_;  // threads_ x threads_
+  // Per thread, its latest events (indices into events_, -1: none) of each kind that
+  // conflicts with some other event; per address, per thread, its latest access and write.
+  struct Latest {
+    std::ptrdiff_t any = -1;
+    std::ptrdiff_t with_all = -1;  // a wait or notify
+    std::ptrdiff_t write = -1;     // to any address
+    std::ptrdiff_t yield = -1;     // a spin hint
+    std::ptrdiff_t starts = -1;    // records an invocation
+    std::ptrdiff_t ends = -1;      // records a response
+  };
+  struct LatestAt {
+    std::ptrdiff_t access = -1;
+    std::ptrdiff_t write = -1;
+  };
+  std::vector<Latest> latest_;
+  std::unordered_map<const void*, std::vector<LatestAt>> latest_at_;
 };
 
 }  // namespace
