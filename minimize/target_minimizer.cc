@@ -20,15 +20,21 @@
 namespace linfault::minimize {
 namespace {
 
-// The search for the simplest failing schedule: preemption bounds tried, and its time budget.
+// Every search below is bounded by counts, never by the clock, so that the test case and the
+// counts found do not depend on the machine's speed (the whole minimization's time limit aside).
+// Besides executions, a search is bounded by its work: the scheduling points of its runs plus
+// kWorkPerOperation per recorded operation (running the sequential parts, checking the history).
+// That bounds the searches on objects whose runs are long, as caps in seconds used to; a unit is
+// about a quarter of a microsecond on the 2-core machine these were calibrated on (2026-11).
+constexpr std::uint64_t kWorkPerOperation = 8;
+constexpr std::uint64_t kWorkPerSecond = 4'000'000;
+// The search for the simplest failing schedule: preemption bounds tried, and its work budget.
 constexpr unsigned kSimplestScheduleMaxBound = 4;
-constexpr int kSimplestScheduleSeconds = 5;
+constexpr std::uint64_t kSimplestScheduleWork = 5 * kWorkPerSecond;
 // Shrinking from the starting points after the first: a budget of executions, at least this
-// many and twice the first shrinking's, so that the test case found does not depend on the
-// machine's speed; and, for the objects whose executions are slow, a cap on time, at least this
-// long and four times the first shrinking's.
+// many and twice the first shrinking's, and of work, likewise.
 constexpr std::uint64_t kOtherStartsMinExecutions = 25'000;
-constexpr double kOtherStartsMinSeconds = 5;
+constexpr std::uint64_t kOtherStartsMinWork = 5 * kWorkPerSecond;
 
 using Clock = std::chrono::steady_clock;
 using history::Call;
@@ -173,9 +179,14 @@ std::vector<PcPosition> pc_positions(const Candidate& c) {
 struct CheckEffort {
   std::uint64_t sampled = 0;
   std::uint64_t exhaustive_executions = 0;
-  double sampling_seconds = 0;     // cap on the sampling phase
-  double enumeration_seconds = 0;  // cap on the enumeration phase (then: not exhausted)
+  std::uint64_t sampling_work = 0;     // cap on the sampling phase's work
+  std::uint64_t enumeration_work = 0;  // cap on each enumeration's work (then: not exhausted)
 };
+
+// The work of one run (see kWorkPerOperation).
+std::uint64_t work_of(const dpct::Run& run) {
+  return run.steps + kWorkPerOperation * run.history.size();
+}
 
 struct CheckResult {
   std::optional<dpct::Run> failing;
@@ -187,15 +198,18 @@ struct CheckResult {
 
 class Minimizer {
  public:
+  // Stops at `deadline`, by default options.timeout_seconds from now.
   Minimizer(const targets::Target& target, const TargetMinimizerOptions& options,
-            dpct::RunOutcome failing_outcome)
+            dpct::RunOutcome failing_outcome,
+            std::optional<Clock::time_point> deadline = std::nullopt)
       : target_(target),
         options_(options),
         failing_outcome_(failing_outcome),
         tells_blocking_(detect::model_tells_blocking(target.model)),
         start_(Clock::now()),
-        deadline_(start_ + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(options.timeout_seconds))) {
+        deadline_(deadline.value_or(start_ +
+                                    std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(options.timeout_seconds)))) {
     execution_.record_history = true;
     execution_.record_points = true;
     execution_.max_steps = options.max_steps;
@@ -203,27 +217,25 @@ class Minimizer {
     for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
   }
 
-  // Past the deadline, or past the current stage's end (its time or its executions).
-  bool out_of_time() const { return Clock::now() >= limit() || stage_out_of_executions(); }
+  // Past the deadline, or past the current stage's budget.
+  bool out_of_time() const { return Clock::now() >= deadline_ || stage_over(); }
   Clock::time_point deadline() const { return deadline_; }
-  // The end of the current stage, before the deadline: after `executions` more executions or at
-  // `end`, whichever comes first, work stops as at the deadline.
-  void set_stage_end(Clock::time_point end, std::uint64_t executions) {
-    stage_end_ = end;
+  // The current stage's budget: after `executions` more executions or `work` more work,
+  // whichever comes first, work stops as at the deadline.
+  void set_stage_budget(std::uint64_t executions, std::uint64_t work) {
     stage_executions_ = executions_ + executions;
+    stage_work_ = work_ + work;
   }
-  void clear_stage_end() {
-    stage_end_ = Clock::time_point::max();
+  void clear_stage_budget() {
     stage_executions_ = std::numeric_limits<std::uint64_t>::max();
+    stage_work_ = std::numeric_limits<std::uint64_t>::max();
   }
-  bool stage_over() const { return stage_out_of_time() || stage_out_of_executions(); }
-  bool stage_out_of_time() const { return Clock::now() >= stage_end_; }
-  bool stage_out_of_executions() const { return executions_ >= stage_executions_; }
-  Clock::time_point limit() const { return std::min(deadline_, stage_end_); }
+  bool stage_over() const { return executions_ >= stage_executions_ || work_ >= stage_work_; }
   double elapsed_ms() const {
     return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
   }
   std::uint64_t executions() const { return executions_; }
+  std::uint64_t work() const { return work_; }
   // Searches a clock cut short (TargetMinimization::cut_by_time).
   std::uint64_t cut_by_time() const { return cut_by_time_; }
   void count_cut_by_time() { ++cut_by_time_; }
@@ -260,34 +272,32 @@ class Minimizer {
     bool proven = false;
   };
   std::optional<Simplest> simplest_failing(const Candidate& c, unsigned max_bound,
-                                           Clock::time_point end) {
+                                           std::uint64_t work_budget) {
     const dpct::Workload workload = c.workload();
     execution_.max_steps = step_cap(c);
+    const std::uint64_t work_end = end_of_work(work_budget);
     for (unsigned bound = 0; bound <= max_bound; ++bound) {
       dpct::ExhaustiveOptions ex;
       ex.max_preemptions = bound;
       ex.max_executions = options_.exhaustive_executions;
       ex.execution = execution_;
-      ex.deadline = end;
+      ex.deadline = deadline_;
       std::optional<Simplest> best;
-      bool timed_out = false;
+      Stop stopped = Stop::kNo;
       const dpct::ExhaustiveResult r = dpct::explore_exhaustively(
           executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
-            if ((executions_++ & 63) == 63 && Clock::now() >= end) {
-              timed_out = true;
-              return true;
-            }
+            if ((stopped = count_run(run, work_end)) != Stop::kNo) return true;
             if (!fails(run)) return false;
             const std::size_t switches = context_switches(run.schedule);
             if (!best || switches < best->switches) best = Simplest{run, bound, switches, false};
             return false;
           });
-      if (timed_out || r.timed_out) ++cut_by_time_;
+      if (stopped == Stop::kClock || r.timed_out) ++cut_by_time_;
       if (best) {
-        best->proven = r.exhausted && !timed_out;
+        best->proven = r.exhausted && stopped == Stop::kNo;
         return best;
       }
-      if (timed_out || !r.exhausted) return std::nullopt;
+      if (stopped != Stop::kNo || !r.exhausted) return std::nullopt;
     }
     return std::nullopt;
   }
@@ -296,7 +306,7 @@ class Minimizer {
   struct Enumeration {
     std::optional<dpct::Run> failing;
     bool exhausted = false;
-    bool timed_out = false;
+    bool stopped = false;  // by its work budget or the deadline: neither answer
     // Whether it answers the check: a failure found, or none in the whole space.
     bool settles(CheckResult& result, std::optional<unsigned> bound) const {
       if (failing) {
@@ -313,29 +323,27 @@ class Minimizer {
     }
   };
   Enumeration enumerate(const dpct::Workload& workload, std::optional<unsigned> bound,
-                        std::uint64_t budget, double seconds) {
+                        std::uint64_t budget, std::uint64_t work_budget) {
     dpct::ExhaustiveOptions ex;
     ex.max_preemptions = bound;
     ex.max_executions = budget;
     ex.execution = execution_;
-    const Clock::time_point end =
-        std::min(limit(), Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(seconds)));
-    ex.deadline = end;
+    ex.deadline = deadline_;
+    const std::uint64_t work_end = end_of_work(work_budget);
     Enumeration out;
+    Stop stopped = Stop::kNo;
     dpct::ExhaustiveResult found = dpct::explore_exhaustively(
         executor_, target_.factory, workload, ex, [&](const dpct::Run& run) {
-          if ((executions_++ & 63) == 63 && Clock::now() >= end) {
-            out.timed_out = true;
-            return true;
-          }
+          if ((stopped = count_run(run, work_end)) != Stop::kNo) return true;
           return fails(run);
         });
-    // The callback's cut (checked every 64 runs) ends the check; the enumeration's own (after
-    // every run, usually first) leaves a non-exhausted answer the caller may go on from. Either
-    // is a result that depended on the clock.
-    if (out.timed_out || found.timed_out) ++cut_by_time_;
-    if (out.timed_out) return out;
+    // The deadline, seen by the callback or by the enumeration itself (after every run), is
+    // the only stop that depends on the clock.
+    if (stopped == Stop::kClock || found.timed_out) ++cut_by_time_;
+    if (stopped != Stop::kNo) {
+      out.stopped = true;
+      return out;
+    }
     out.failing = std::move(found.found);
     out.exhausted = found.exhausted;
     return out;
@@ -354,7 +362,26 @@ class Minimizer {
 
   dpct::Run execute(const dpct::Workload& workload, dpct::Scheduler& scheduler) {
     ++executions_;
-    return executor_.execute(target_.factory, workload, scheduler, execution_);
+    dpct::Run run = executor_.execute(target_.factory, workload, scheduler, execution_);
+    work_ += work_of(run);
+    return run;
+  }
+
+  // Why a search stops early: its budget of work (the same on every machine) or the deadline.
+  enum class Stop { kNo, kWork, kClock };
+  // The work counter's value at which a search given `budget` stops: its own budget, or the
+  // current stage's, whichever ends first.
+  std::uint64_t end_of_work(std::uint64_t budget) const {
+    return std::min(stage_work_, work_ + budget);
+  }
+  // Counts a run of a search that stops at `work_end` or at the deadline (looked at every 64
+  // runs: the clock costs more than a small run's bookkeeping).
+  Stop count_run(const dpct::Run& run, std::uint64_t work_end) {
+    work_ += work_of(run);
+    const bool look_at_clock = (executions_++ & 63) == 63;
+    if (work_ >= work_end) return Stop::kWork;
+    if (look_at_clock && Clock::now() >= deadline_) return Stop::kClock;
+    return Stop::kNo;
   }
 
   void set_reference(const dpct::Schedule& schedule, std::vector<std::uint32_t> origin) {
@@ -401,16 +428,14 @@ class Minimizer {
     if (effort.exhaustive_executions != 0) {
       const std::uint64_t budget =
           std::min(effort.exhaustive_executions, std::max<std::uint64_t>(2 * effort.sampled, 64));
-      const Enumeration e = enumerate(workload, std::nullopt, budget, effort.enumeration_seconds);
-      if (!e.timed_out && e.settles(result, std::nullopt)) return result;
+      const Enumeration e = enumerate(workload, std::nullopt, budget, effort.enumeration_work);
+      if (e.settles(result, std::nullopt)) return result;
     }
     // 3. Fresh schedules: PCT / D-PCT of depth 1..3, every fourth a random walk.
-    const Clock::time_point sampling_end = std::min(
-        limit(), Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(effort.sampling_seconds)));
+    const std::uint64_t sampling_work_end = end_of_work(effort.sampling_work);
     std::uint64_t k = 0;
-    for (std::uint64_t i = 0; i < effort.sampled; ++i) {
-      if ((i & 15) == 15 && Clock::now() >= sampling_end) {
+    for (std::uint64_t i = 0; i < effort.sampled && work_ < sampling_work_end; ++i) {
+      if ((i & 15) == 15 && Clock::now() >= deadline_) {
         ++cut_by_time_;
         break;
       }
@@ -443,8 +468,8 @@ class Minimizer {
     for (std::optional<unsigned> bound :
          {std::optional<unsigned>(), std::optional<unsigned>(options_.preemption_bound)}) {
       const Enumeration e =
-          enumerate(workload, bound, effort.exhaustive_executions, effort.enumeration_seconds);
-      if (e.timed_out) return result;
+          enumerate(workload, bound, effort.exhaustive_executions, effort.enumeration_work);
+      if (e.stopped) return result;
       if (e.settles(result, bound)) return result;
     }
     return result;
@@ -485,14 +510,15 @@ class Minimizer {
   bool tells_blocking_;
   Clock::time_point start_;
   Clock::time_point deadline_;
-  Clock::time_point stage_end_ = Clock::time_point::max();
   std::uint64_t stage_executions_ = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t stage_work_ = std::numeric_limits<std::uint64_t>::max();
   dpct::Executor executor_;
   dpct::ExecutionOptions execution_;
   std::set<std::string> methods_;
   std::optional<dpct::Schedule> reference_;
   std::vector<std::uint32_t> reference_origin_;
   std::uint64_t executions_ = 0;
+  std::uint64_t work_ = 0;  // of every run so far (work_of)
   std::uint64_t cut_by_time_ = 0;
   std::uint64_t sample_counter_ = 0;
   std::size_t candidates_ = 0;
@@ -552,12 +578,13 @@ class Pipeline {
     // Greedy shrinking reaches a 1-minimal test case, not always the smallest: shrink from the
     // other starting points too while time allows, and keep the smallest Pc.
     // The other starting points rarely give a smaller Pc: they share a budget of twice the
-    // first shrinking's executions (kOtherStartsMinExecutions at least).
+    // first shrinking's executions and work (kOtherStartsMinExecutions, kOtherStartsMinWork at
+    // least).
     std::vector<Start> starts = std::move(starts_);
     Candidate smallest;
     dpct::Run smallest_run;
-    const double shrinking_began_ms = minimizer_.elapsed_ms();
     const std::uint64_t shrinking_began_executions = minimizer_.executions();
+    const std::uint64_t shrinking_began_work = minimizer_.work();
     for (std::size_t i = 0; i < starts.size(); ++i) {
       if (i > 0 && (smallest.pc_ops() <= 2 || minimizer_.stage_over())) break;
       if (i > 0 && minimizer_.elapsed_ms() > options_.timeout_seconds * 1000 / 3) {
@@ -565,13 +592,10 @@ class Pipeline {
         break;
       }
       if (i == 1) {
-        const double first_ms = minimizer_.elapsed_ms() - shrinking_began_ms;
         const std::uint64_t first_executions = minimizer_.executions() - shrinking_began_executions;
-        minimizer_.set_stage_end(
-            Clock::now() +
-                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                    std::max(kOtherStartsMinSeconds, 4 * first_ms / 1000))),
-            std::max(kOtherStartsMinExecutions, 2 * first_executions));
+        const std::uint64_t first_work = minimizer_.work() - shrinking_began_work;
+        minimizer_.set_stage_budget(std::max(kOtherStartsMinExecutions, 2 * first_executions),
+                                    std::max(kOtherStartsMinWork, 2 * first_work));
       }
       best_ = std::move(starts[i].candidate);
       best_run_ = std::move(starts[i].run);
@@ -583,15 +607,8 @@ class Pipeline {
         smallest_run = best_run_;
       }
     }
-    const bool out_of_executions = minimizer_.stage_out_of_executions();
-    const bool out_of_time = minimizer_.stage_out_of_time();
-    if (out_of_time) minimizer_.count_cut_by_time();
-    if (out_of_executions) {
-      progress("other starting points: their budget of executions is used up");
-    } else if (out_of_time) {
-      progress("other starting points: their time is used up");
-    }
-    minimizer_.clear_stage_end();
+    if (minimizer_.stage_over()) progress("other starting points: their budget is used up");
+    minimizer_.clear_stage_budget();
     best_ = std::move(smallest);
     best_run_ = std::move(smallest_run);
     minimizer_.set_reference(best_run_.schedule, best_.origin);
@@ -612,13 +629,14 @@ class Pipeline {
   CheckEffort shrinking_effort(const Candidate& c) const {
     CheckEffort e;
     e.sampled = options_.sampled_schedules;
-    e.sampling_seconds = c.size() > 40 ? 0.3 : 2.0;
+    e.sampling_work = (c.size() > 40 ? 3 : 20) * kWorkPerSecond / 10;
     e.exhaustive_executions = c.pc_ops() <= 6 ? options_.exhaustive_executions / 4 : 0;
-    e.enumeration_seconds = 0.5;
+    e.enumeration_work = kWorkPerSecond / 2;
     return e;
   }
   CheckEffort final_effort() const {
-    return CheckEffort{options_.sampled_schedules, options_.exhaustive_executions, 5.0, 20.0};
+    return CheckEffort{options_.sampled_schedules, options_.exhaustive_executions,
+                       5 * kWorkPerSecond, 20 * kWorkPerSecond};
   }
 
   bool try_candidate(const Candidate& c) {
@@ -964,17 +982,16 @@ class Pipeline {
     // The simplest failing schedule of the final test case (fewest preemptions, then fewest
     // context switches), else any found by enumeration.
     if (!minimizer_.out_of_time()) {
-      Minimizer fresh(target_, options_, input_.outcome);
-      const Clock::time_point end = std::min(
-          minimizer_.deadline(), Clock::now() + std::chrono::seconds(kSimplestScheduleSeconds));
-      if (auto simplest = fresh.simplest_failing(best_, kSimplestScheduleMaxBound, end)) {
+      Minimizer fresh(target_, options_, input_.outcome, minimizer_.deadline());
+      if (auto simplest =
+              fresh.simplest_failing(best_, kSimplestScheduleMaxBound, kSimplestScheduleWork)) {
         best_run_ = std::move(simplest->run);
         result.proof.failing_schedule_exhaustive = true;
         result.proof.simplest_schedule = simplest->proven;
         result.proof.schedule_preemptions = simplest->preemptions;
         result.proof.schedule_context_switches = simplest->switches;
       } else {
-        CheckEffort enumeration_only{0, options_.exhaustive_executions, 0, 20.0};
+        CheckEffort enumeration_only{0, options_.exhaustive_executions, 0, 20 * kWorkPerSecond};
         CheckResult r = fresh.check(best_, enumeration_only);
         if (r.failing) {
           best_run_ = std::move(*r.failing);

@@ -15,6 +15,11 @@
 //      `exhaustive_executions` executions; unbounded first, then within `preemption_bound`
 //      preemptions).
 // So "not buggy" is exact when step 3 exhausted its space, and sampled otherwise.
+// Every search is bounded by counts, never by the clock: executions, and work (the runs'
+// scheduling points plus a fixed amount per recorded operation), which bounds the searches on
+// objects whose runs are long. So one failing run gives the same test case and the same counts on
+// every machine and build; only the whole minimization's time limit (`timeout_seconds`) depends
+// on the clock, and `cut_by_time` says how often it cut a search.
 //
 // Stages (each keeps a candidate only if CHECK finds it buggy):
 //   a. localize the failing history: shortest non-linearizable prefix H_p(b), OpOrder witnesses;
@@ -106,10 +111,9 @@ struct TargetMinimization {
   double localize_ms = 0;               // stage a
   double elapsed_ms = 0;                // all stages
   bool timed_out = false;
-  // Searches a clock cut short: a CHECK's sampling or enumeration (seconds per candidate), the
-  // search for the simplest schedule, the other starting points' time cap. 0: nothing in the
-  // result depended on the machine's speed, and every machine reports the same test case and
-  // counts (the time limit aside: `timed_out`).
+  // Searches the time limit cut short (`timeout_seconds`, or a third of it for the other
+  // starting points). 0: nothing in the result depended on the machine's speed, and every
+  // machine reports the same test case and counts.
   std::uint64_t cut_by_time = 0;
   std::vector<std::string> log;  // one line per stage: what it tried and kept
 };
