@@ -208,11 +208,6 @@ class ExhaustiveScheduler final : public Scheduler {
     return frame.preemptible && alternative != 0 ? 1 : 0;
   }
 
-  static bool events_conflict(const Event& a, const Event& b) {
-    return accesses_conflict(a.access, b.access) || (a.ends_op && b.starts_op) ||
-           (a.starts_op && b.ends_op);
-  }
-
   void start_event(ThreadId thread, int frame) {
     const PendingStep step = view_->pending(thread);
     Event event;
@@ -411,7 +406,8 @@ class ExhaustiveScheduler final : public Scheduler {
     }
   }
 
-  // The latest event of `q` that conflicts with `e` (events_conflict), or -1.
+  // The latest event of `q` that conflicts with `e`, or -1. Two events conflict when their
+  // accesses do (accesses_conflict) or when one ends an operation and the other starts one.
   std::ptrdiff_t latest_conflicting(ThreadId q, const Event& e) const {
     const Latest& of_q = latest_[q];
     const AccessKind kind = e.access.kind;
