@@ -361,10 +361,14 @@ class Minimizer {
   }
 
   dpct::Run execute(const dpct::Workload& workload, dpct::Scheduler& scheduler) {
-    ++executions_;
     dpct::Run run = executor_.execute(target_.factory, workload, scheduler, execution_);
-    work_ += work_of(run);
+    tally(run);
     return run;
+  }
+  // Every run, whoever executed it, counts once in the executions and the work.
+  void tally(const dpct::Run& run) {
+    ++executions_;
+    work_ += work_of(run);
   }
 
   // Why a search stops early: its budget of work (the same on every machine) or the deadline.
@@ -377,10 +381,9 @@ class Minimizer {
   // Counts a run of a search that stops at `work_end` or at the deadline (looked at every 64
   // runs: the clock costs more than a small run's bookkeeping).
   Stop count_run(const dpct::Run& run, std::uint64_t work_end) {
-    work_ += work_of(run);
-    const bool look_at_clock = (executions_++ & 63) == 63;
+    tally(run);
     if (work_ >= work_end) return Stop::kWork;
-    if (look_at_clock && Clock::now() >= deadline_) return Stop::kClock;
+    if ((executions_ & 63) == 0 && Clock::now() >= deadline_) return Stop::kClock;
     return Stop::kNo;
   }
 
