@@ -220,10 +220,6 @@ class Scanner {
 // "..." (never inside a UTF-8 sequence).
 std::string shortened(std::string_view text, std::size_t length = 40);
 
-// The byte offset of the first malformed UTF-8 sequence in `text` (overlong forms, surrogates and
-// code points above U+10FFFF included), or npos.
-std::size_t invalid_utf8_at(std::string_view text);
-
 struct Node {
   enum class Kind : std::uint8_t {
     kNil,

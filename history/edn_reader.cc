@@ -341,7 +341,7 @@ class OperationReader {
       if (!is_blank) text += c;
       blank = is_blank;
     }
-    if (edn::invalid_utf8_at(text) != std::string_view::npos) {
+    if (invalid_utf8_at(text) != std::string_view::npos) {
       fail(where, ":error is not valid UTF-8");
     }
     return Value(std::move(text));

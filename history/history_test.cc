@@ -29,6 +29,28 @@ TEST(ValueTest, ControlCharactersArePrintedAsEscapes) {
   EXPECT_EQ(Value(std::string("\x1b\"x\\")).to_string(), "\"\\u001b\\\"x\\\\\"");
 }
 
+// Bytes that are not well-formed UTF-8 come out as \xNN, so printable()'s text is always UTF-8.
+TEST(ValueTest, MalformedUtf8IsPrintedAsByteEscapes) {
+  EXPECT_EQ(printable("a\xa3-b"), "a\\xa3-b");     // a stray continuation byte
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");  // a cut sequence
+  EXPECT_EQ(printable("\xc0\xaf \xed\xa0\x80"),
+            "\\xc0\\xaf \\xed\\xa0\\x80");                                // overlong, surrogate
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");       // above U+10FFFF
+  EXPECT_EQ(printable("\xf0\x9f\x98\x80\xff"), "\xf0\x9f\x98\x80\\xff");  // U+1F600 kept
+  EXPECT_EQ(Value(std::string("\xff")).to_string(), "\"\\xff\"");
+}
+
+TEST(ValueTest, Utf8CharacterLengths) {
+  const std::string_view text = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\x80";
+  EXPECT_EQ(utf8_character_length(text, 0), 1u);
+  EXPECT_EQ(utf8_character_length(text, 1), 2u);
+  EXPECT_EQ(utf8_character_length(text, 3), 3u);
+  EXPECT_EQ(utf8_character_length(text, 6), 4u);
+  EXPECT_EQ(utf8_character_length(text, 10), 0u);  // a continuation byte alone
+  EXPECT_EQ(utf8_character_length(text, 2), 0u);
+  EXPECT_EQ(utf8_character_length(std::string_view("\xe2\x82"), 0), 0u);
+}
+
 TEST(ValueTest, EqualityOrderAndHashAgree) {
   EXPECT_EQ(Value(1), Value(std::int64_t{1}));
   EXPECT_NE(Value(1), Value("1"));

@@ -127,7 +127,7 @@ TEST(JepsenLogReaderTest, RejectsCompletionsThatContradictTheirInvoke) {
 // the history as JSON throw.
 TEST(JepsenLogReaderTest, TheMethodMustBeAKeyword) {
   expect_input_error("INFO  jepsen.util - 0\t:invoke\t:w\xa9rite\t1\n", Format::kJepsenLog, 1,
-                     "expected the operation's :f keyword after :invoke, got `:w\xa9rite`");
+                     "expected the operation's :f keyword after :invoke, got `:w\\xa9rite`");
   expect_input_error("INFO  jepsen.util - 0\t:invoke\t:a\"b\t1\n", Format::kJepsenLog, 1,
                      ":f keyword");
   expect_input_error(std::string("INFO  jepsen.util - 0\t:invoke\t:wr;\0\xf6\t1\n", 39),

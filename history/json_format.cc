@@ -181,6 +181,10 @@ ParsedOperation parse_operation(const json& op, std::size_t index, const std::st
 
 }  // namespace
 
+std::string json_text(const json& document, int indent) {
+  return document.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 bool is_document_kind(const json& document, std::string_view kind) {
   if (!document.is_object()) return false;
   const auto tag = document.find("linfault");

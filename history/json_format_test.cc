@@ -74,6 +74,13 @@ void expect_same_sources(const History& a, const History& b) {
   }
 }
 
+TEST(JsonFormatTest, JsonTextWritesMalformedUtf8AsReplacementCharacters) {
+  const nlohmann::json document = {{"file", "a\xa3.json"}, {"n", 1}};
+  EXPECT_THROW(static_cast<void>(document.dump()), nlohmann::json::type_error);
+  EXPECT_EQ(json_text(document), "{\"file\":\"a\xef\xbf\xbd.json\",\"n\":1}");
+  EXPECT_EQ(json_text(document, 1), "{\n \"file\": \"a\xef\xbf\xbd.json\",\n \"n\": 1\n}");
+}
+
 TEST(JsonFormatTest, RandomHistoriesRoundTrip) {
   std::mt19937 rng(20240601);
   for (int round = 0; round < 300; ++round) {

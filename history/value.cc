@@ -5,26 +5,38 @@
 namespace linfault::history {
 namespace {
 
+constexpr char kHex[] = "0123456789abcdef";
+
 void append_hex_escape(std::string& out, unsigned code) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out += "\\u00";
   out += kHex[(code >> 4) & 0xf];
   out += kHex[code & 0xf];
 }
 
+// A byte that is not part of well-formed UTF-8: its value, not a code point.
+void append_byte_escape(std::string& out, unsigned char byte) {
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
+}
+
 // Appends `text` with every control character escaped: C0 (below 0x20), DEL, and the C1 code
 // points U+0080..U+009F in their UTF-8 form (0xC2 0x80..0x9F), which some terminals obey too;
-// with `quoted`, `"` and `\` are escaped as well.
+// bytes of malformed UTF-8 as `\xNN`; with `quoted`, `"` and `\` are escaped as well.
 void append_printable(std::string& out, std::string_view text, bool quoted) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte == 0xc2 && i + 1 < text.size()) {
-      const auto next = static_cast<unsigned char>(text[i + 1]);
-      if (next >= 0x80 && next <= 0x9f) {
-        append_hex_escape(out, next);
-        ++i;
-        continue;
+    if (byte >= 0x80) {
+      const std::size_t length = utf8_character_length(text, i);
+      if (length == 0) {
+        append_byte_escape(out, byte);
+      } else if (byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+        append_hex_escape(out, static_cast<unsigned char>(text[i + 1]));
+      } else {
+        out.append(text.substr(i, length));
       }
+      i += length == 0 ? 0 : length - 1;
+      continue;
     }
     if (byte == '\n') {
       out += "\\n";
@@ -70,6 +82,50 @@ std::size_t mix(std::size_t seed, std::size_t h) {
 }
 
 }  // namespace
+
+std::size_t utf8_character_length(std::string_view text, std::size_t at) {
+  const auto byte = static_cast<unsigned char>(text[at]);
+  if (byte < 0x80) return 1;
+  std::size_t length = 0;
+  std::uint32_t code_point = 0;
+  if ((byte & 0xE0) == 0xC0) {
+    length = 2;
+    code_point = byte & 0x1F;
+  } else if ((byte & 0xF0) == 0xE0) {
+    length = 3;
+    code_point = byte & 0x0F;
+  } else if ((byte & 0xF8) == 0xF0) {
+    length = 4;
+    code_point = byte & 0x07;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(text[at + k]);
+    if ((next & 0xC0) != 0x80) return 0;
+    code_point = (code_point << 6) | (next & 0x3F);
+  }
+  static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code_point < kSmallest[length] || code_point > 0x10FFFF ||
+      (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+    return 0;
+  }
+  return length;
+}
+
+std::size_t invalid_utf8_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {  // ASCII, the common case, inline
+      ++i;
+      continue;
+    }
+    const std::size_t length = utf8_character_length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
 
 std::string printable(std::string_view text) {
   std::string out;

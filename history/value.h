@@ -28,7 +28,18 @@ namespace linfault::history {
 // `\r`, or `\u001b`. Everything linfault prints that came from an input (values, method names,
 // quoted tokens in errors) goes through it, so that a history cannot inject terminal escape
 // sequences into the output.
+// Bytes that are not part of well-formed UTF-8 are written `\xa3`, so the result is always valid
+// UTF-8 (a JSON report that carries a message cannot fail on it).
 std::string printable(std::string_view text);
+
+// The length (1 to 4) of the well-formed UTF-8 character that starts at text[at], or 0 when none
+// starts there: a stray continuation byte, a cut sequence, an overlong form, a surrogate, or a
+// code point above U+10FFFF.
+std::size_t utf8_character_length(std::string_view text, std::size_t at);
+
+// The byte offset of the first malformed UTF-8 sequence in `text` (overlong forms, surrogates and
+// code points above U+10FFFF included), or npos.
+std::size_t invalid_utf8_at(std::string_view text);
 
 class Value {
  public:

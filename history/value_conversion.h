@@ -5,7 +5,8 @@
 // to_value(x):
 //   Value -> itself; std::optional<T> -> nil when empty, else T converted; std::nullopt -> nil;
 //   bool -> bool; integers and enums -> 64-bit integers (an unsigned value above INT64_MAX throws
-//   std::out_of_range); anything convertible to std::string_view -> string; std::pair -> [a b];
+//   std::out_of_range); anything convertible to std::string_view -> string (text that is not
+//   valid UTF-8 throws std::invalid_argument: histories are written as JSON); std::pair -> [a b];
 //   std::vector<T> -> list. Other types do not compile.
 //
 // Internal header.
@@ -67,7 +68,14 @@ Value to_value(T&& result) {
     }
     return Value(static_cast<std::int64_t>(result));
   } else if constexpr (std::is_convertible_v<const U&, std::string_view>) {
-    return Value(std::string(std::string_view(result)));
+    const std::string_view text(result);
+    if (const std::size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+      throw std::invalid_argument("string `" + printable(text) + "` is not valid UTF-8 (byte " +
+                                  std::to_string(bad) +
+                                  "): histories, saved runs and test cases are JSON, whose "
+                                  "strings are UTF-8");
+    }
+    return Value(std::string(text));
   } else if constexpr (conversion_detail::is_pair<U>::value) {
     return Value(Value::List{to_value(result.first), to_value(result.second)});
   } else if constexpr (conversion_detail::is_vector<U>::value) {

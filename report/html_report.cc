@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/json_format.h"
 #include "minimize/interleaving.h"
 #include "minimize/test_case.h"
 #include "report/report.h"
@@ -29,7 +30,7 @@ constexpr std::size_t kMaxTraceRows = 5000;
 // JSON for a <script type="application/json"> block: '<' only occurs inside JSON strings, and
 // as \u003c it can never close the script element.
 std::string script_safe_json(const json& data) {
-  const std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = history::json_text(data);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

@@ -123,6 +123,18 @@ TEST(BindingTest, ReportsBadCallsClearly) {
   EXPECT_EQ(error_of(Call{"name", {Value()}}), "name: argument 1 must be a string, got nil");
 }
 
+// A string result that is not UTF-8 could not be written in a history's JSON: the call throws, as
+// for an integer out of range, and a run reports it as a crash of the object with this message.
+TEST(BindingTest, AStringResultThatIsNotUtf8Throws) {
+  auto object = toy_factory()();
+  try {
+    object->invoke(Call{"name", {Value(std::string("\xff"))}});
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("string `toy:\\xff` is not valid UTF-8 (byte 4)"));
+  }
+}
+
 // Real classes take parameters by const reference. Each argument must outlive the call: the
 // binding once returned a reference to a converted local, which ASan reports as a
 // stack-use-after-return (and g++ turned into a null reference).

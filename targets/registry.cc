@@ -596,6 +596,10 @@ class UserRegistry {
       throw std::invalid_argument(origin + ": LINFAULT_REGISTER_TARGET: " + problem);
     };
     if (target.name.empty()) fail("the target has no name");
+    // Names and drawn arguments end up in JSON (saved runs, test cases), whose text is UTF-8.
+    if (history::invalid_utf8_at(target.name) != std::string_view::npos) {
+      fail("target name '" + target.name + "' is not valid UTF-8");
+    }
     for (const Target& other : built_) {
       if (other.name == target.name) fail("target '" + target.name + "' is registered twice");
     }
@@ -628,6 +632,17 @@ class UserRegistry {
     check_operations(target, fail);
   }
 
+  static bool has_malformed_string(const history::Value& value) {
+    if (value.is_string()) {
+      return history::invalid_utf8_at(value.as_string()) != std::string_view::npos;
+    }
+    if (value.is_list()) {
+      const history::Value::List& items = value.as_list();
+      return std::any_of(items.begin(), items.end(), has_malformed_string);
+    }
+    return false;
+  }
+
   // Every operation, with arguments its generator draws, must be a call the bound object takes
   // and an operation the model knows: otherwise each such call would be reported at run time as
   // a crash of the object (a bug that is not one), or as a history the model cannot read.
@@ -638,6 +653,9 @@ class UserRegistry {
     constexpr std::uint64_t kDraws = 4;  // different seeds: arguments of different kinds show
     for (const OperationSpec& op : target.operations) {
       const std::string which = "target '" + target.name + "', operation '" + op.method + "'";
+      if (history::invalid_utf8_at(op.method) != std::string_view::npos) {
+        fail(which + ": the method's name is not valid UTF-8");
+      }
       if (!op.arguments) fail(which + " has no argument generator (no_arguments() for none)");
       for (std::uint64_t seed = 1; seed <= kDraws; ++seed) {
         ArgumentSource source(seed);
@@ -646,6 +664,10 @@ class UserRegistry {
           call.args = op.arguments(source);
         } catch (const std::exception& e) {
           fail(which + ": its argument generator threw: " + e.what());
+        }
+        if (std::any_of(call.args.begin(), call.args.end(), has_malformed_string)) {
+          fail(which + ": its argument generator drew " + call.to_string() +
+               ", with a string that is not valid UTF-8");
         }
         if (object) {
           if (std::optional<std::string> problem = object->call_problem(call)) {

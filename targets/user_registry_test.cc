@@ -221,6 +221,16 @@ TEST(UserRegistryTest, OperationsTheBindingOrTheModelCannotTakeAreRefusedAtRegis
               HasSubstr("operation 'read': its argument generator threw: no keys configured"));
   EXPECT_EQ(Counted::constructed, 0);
 
+  // Names and arguments go into saved runs and test cases, which are JSON: UTF-8 only.
+  linfault::Target binary_argument = counted_target("y9");
+  binary_argument.operations[0].arguments = [](linfault::ArgumentSource&) {
+    return std::vector<linfault::Value>{linfault::Value(std::string("v\xff"))};
+  };
+  EXPECT_THAT(registration_error(binary_argument),
+              HasSubstr("operation 'write': its argument generator drew write(\"v\\xff\"), with "
+                        "a string that is not valid UTF-8"));
+  EXPECT_THAT(registration_error(counted_target("y\xff")), HasSubstr("is not valid UTF-8"));
+
   // A maker that throws (here the Binding) is named by its place too.
   linfault::targets::register_target(
       [] {

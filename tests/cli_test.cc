@@ -193,6 +193,44 @@ TEST_F(CliTest, HugeNumbersAndDeepValuesAreDataNotInternalErrors) {
   EXPECT_EQ(checked.exit_code, 0) << checked.err;
 }
 
+// Bytes that are not UTF-8, in a file's name or in its text, used to make every --json output
+// that carried them fail with exit 70 (nlohmann refuses to write invalid UTF-8). Messages now
+// show such bytes as \xNN, and file names in JSON reports carry U+FFFD for them.
+TEST_F(CliTest, BytesThatAreNotUtf8NeverBreakJsonOutput) {
+  const std::string history =
+      write("stack\xa3.json",
+            "{\"model\": \"stack\", \"operations\": [{\"process\": 0, \"method\": \"push\", "
+            "\"args\": [1], \"call\": 0, \"return\": 1}]}\n");
+  const RunResult checked = run("check --json '" + history + "'");
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  const nlohmann::json verdict = nlohmann::json::parse(checked.out);
+  EXPECT_EQ(verdict["verdict"], "linearizable");
+  EXPECT_NE(verdict["file"].get<std::string>().find("stack\xef\xbf\xbd.json"), std::string::npos);
+
+  const std::string bad_method = write("bad.txt", "# queue\nenq\xa3 1 1 5\n");
+  const std::string binary = write("binary.dat", std::string("\xa3\xff\x13"
+                                                             "ab\xe2\x82",
+                                                             7));
+  const RunResult rejected = run("check '" + bad_method + "'");
+  EXPECT_EQ(rejected.exit_code, 65);
+  expect_one_line_error(rejected, bad_method + ":2: ", "unknown fastlin method `enq\\xa3`");
+  const RunResult unrecognized = run("check '" + binary + "'");
+  EXPECT_EQ(unrecognized.exit_code, 65);
+  expect_one_line_error(unrecognized, binary + ": ", "`\\xa3\\xff\\u0013ab\\xe2\\x82`");
+
+  const RunResult triaged =
+      run("triage --json '" + history + "' '" + bad_method + "' '" + binary + "'");
+  EXPECT_EQ(triaged.exit_code, 65) << triaged.err;
+  const nlohmann::json groups = nlohmann::json::parse(triaged.out);
+  EXPECT_EQ(groups["unreadable"], 2) << triaged.out;
+  EXPECT_NE(groups["passing_inputs"][0].get<std::string>().find("stack\xef\xbf\xbd.json"),
+            std::string::npos)
+      << triaged.out;
+  EXPECT_NE(groups["unreadable_inputs"][0]["message"].get<std::string>().find("enq\\xa3"),
+            std::string::npos)
+      << triaged.out;
+}
+
 TEST_F(CliTest, MissingInputExits66) {
   const RunResult result = run("check '" + (dir_ / "absent.edn").string() + "' --model stack");
   EXPECT_EQ(result.exit_code, 66);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/json_format.h"
 #include "minimize/bounded_verify.h"
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
@@ -205,7 +206,7 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
     const bool proven = result.verdict == minimize::BoundedVerdict::kLinearizable;
     if (args.json) {
       if (!proven) report["reason"] = result.inconclusive_reason;
-      std::cout << report.dump() << std::endl;
+      std::cout << history::json_text(report) << std::endl;
     } else if (proven) {
       std::cout << "linearizable in all " << bound_sentence(result, options) << "\n";
     } else {
@@ -240,7 +241,7 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
   if (args.json) {
     report["failure"] = result.failure;
     report["test_case"] = minimize::minimization_to_json(m, tool_name());
-    std::cout << report.dump() << std::endl;
+    std::cout << history::json_text(report) << std::endl;
   } else {
     std::cout << "\n";
     minimize::print_minimization(std::cout, m, /*compact=*/false);

@@ -52,7 +52,7 @@ void add_shard_option(CLI::App& command, std::string& text, const std::string& w
 }
 
 void write_summary(const std::filesystem::path& dir, const nlohmann::json& summary) {
-  history::write_file_atomically(dir / kSummaryFile, summary.dump(2) + "\n");
+  history::write_file_atomically(dir / kSummaryFile, history::json_text(summary, 2) + "\n");
 }
 
 nlohmann::json read_summary(const std::filesystem::path& file) {

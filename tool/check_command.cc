@@ -8,6 +8,7 @@
 #include "detect/checker.h"
 #include "detect/monitors/monitor.h"
 #include "history/formats.h"
+#include "history/json_format.h"
 #include "tool/commands.h"
 #include "tool/input.h"
 #include "tool/limits.h"
@@ -58,7 +59,7 @@ void run_check(const CheckArguments& args) {
     nlohmann::json out = verdict_to_json(verdict, loaded.history, args.witness);
     out["file"] = args.file;
     out["format"] = history::format_name(loaded.format);
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::cout << verdict_to_text(verdict, loaded.history, args.file, args.witness) << std::flush;
   }

@@ -19,6 +19,7 @@
 
 #include "detect/driver.h"
 #include "history/atomic_file.h"
+#include "history/json_format.h"
 #include "targets/registry.h"
 #include "targets/serial_spec.h"
 #include "tool/campaign.h"
@@ -205,7 +206,7 @@ void run_detect(const DetectArguments& args) {
       }
       out["portfolio"] = members;
     }
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::ostringstream text;
     text << "target:             " << report.target << " (model " << target.model << ")\n"

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/json_format.h"
 #include "history/value.h"
 #include "tool/commands.h"
 #include "tool/heap_limit.h"
@@ -72,7 +73,7 @@ std::string format_seconds(double seconds) {
                                     {"file", state().subject},
                                     {"model", model ? nlohmann::json(*model) : nlohmann::json()},
                                     {"algorithm", nullptr}};
-    std::fputs((verdict.dump() + "\n").c_str(), stdout);
+    std::fputs((history::json_text(verdict) + "\n").c_str(), stdout);
     std::fflush(stdout);
   }
   std::fputs((tool_name() + ": " + subject_prefix() + "unknown: " + reason + "\n").c_str(), stderr);

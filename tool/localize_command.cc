@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "history/json_format.h"
 #include "localize/localize.h"
 #include "tool/commands.h"
 #include "tool/input.h"
@@ -54,7 +55,7 @@ void run_localize(const LocalizeArguments& args) {
       }
       out["op_order"] = op_order;
     }
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else if (!violation) {
     std::cout << verdict_to_text(loc.verdict, h, args.file, false);
   } else {

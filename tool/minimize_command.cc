@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "detect/checker.h"
+#include "history/json_format.h"
 #include "minimize/history_minimizer.h"
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
@@ -87,7 +88,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
       if (args.json) {
         nlohmann::json out = verdict_to_json(verdict, input.loaded.history, false);
         out["file"] = args.file;
-        std::cout << out.dump() << std::endl;
+        std::cout << history::json_text(out) << std::endl;
       } else {
         std::cout << verdict_to_text(verdict, input.loaded.history, args.file, false)
                   << "nothing to minimize\n";
@@ -119,7 +120,7 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   if (args.json) {
     nlohmann::json out = minimize::minimization_to_json(m, tool_name());
     out["file"] = args.file;
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::cout << args.file << ": failing run of " << target.name << "\n";
     minimize::print_minimization(std::cout, m, args.test_case.compact);
@@ -157,7 +158,7 @@ void run_minimize(const MinimizeArguments& args) {
     if (args.json) {
       nlohmann::json out = verdict_to_json(m.original, h, false);
       out["file"] = args.file;
-      std::cout << out.dump() << std::endl;
+      std::cout << history::json_text(out) << std::endl;
     } else {
       std::cout << verdict_to_text(m.original, h, args.file, false)
                 << "nothing to minimize: " << m.note << "\n";
@@ -189,7 +190,7 @@ void run_minimize(const MinimizeArguments& args) {
                            {"strictly_one_minimal", m.strictly_one_minimal},
                            {"checks", m.checks},
                            {"elapsed_ms", m.elapsed_ms}};
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::cout << args.file << ": not linearizable; " << h.size() << " operations -> "
               << m.minimal.size() << " in " << m.elapsed_ms << " ms\n"

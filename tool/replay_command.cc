@@ -267,7 +267,7 @@ void run_replay(const ReplayArguments& args) {
         << (result.violation.empty() ? "" : " (expected: " + result.violation + ")") << "\n";
   }
   if (args.json) {
-    std::cout << outcome_to_json(result).dump(2) << "\n" << std::flush;
+    std::cout << history::json_text(outcome_to_json(result), 2) << "\n" << std::flush;
   } else {
     std::cout << out.str() << std::flush;
   }

@@ -223,7 +223,7 @@ void run_report(const ReportArguments& args) {
     if (!r.target.empty()) out["target"] = r.target;
     if (!args.html.empty()) out["html"] = args.html;
     if (!args.svg.empty()) out["svg"] = args.svg;
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::cout << args.file << ": " << r.kind << ", " << r.history.size() << " operations, "
               << detect::result_name(result) << "\n";

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
+#include "history/json_format.h"
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
 #include "targets/registry.h"
@@ -140,7 +141,7 @@ void run_pipeline(RunArguments args) {
                             {"histories", d.histories},
                             {"violations", 0},
                             {"test_case", nullptr}};
-      std::cout << out.dump() << std::endl;
+      std::cout << history::json_text(out) << std::endl;
     } else {
       std::cout << detection_text(target, args, d)
                 << "no failure found; try more histories (-s), more operations (-m) or another "
@@ -193,7 +194,7 @@ void run_pipeline(RunArguments args) {
     out["known_scenario"] =
         known ? nlohmann::json{{"type", known->type}, {"description", known->description}}
               : nlohmann::json(nullptr);
-    std::cout << out.dump() << std::endl;
+    std::cout << history::json_text(out) << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(1) << "localize: shortest failing prefix "
               << m.prefix_events << " events of " << m.original_operations << " operations ("

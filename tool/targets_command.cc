@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/json_format.h"
 #include "targets/registry.h"
 #include "tool/commands.h"
 
@@ -112,7 +113,7 @@ void run_targets(const TargetsArguments& args) {
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto* target : list) out.push_back(target_json(*target));
-    std::cout << (args.name.empty() ? out : out.front()).dump(2) << std::endl;
+    std::cout << history::json_text(args.name.empty() ? out : out.front(), 2) << std::endl;
   } else if (args.name.empty()) {
     print_table(list);
   } else {

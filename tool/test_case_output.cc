@@ -7,6 +7,7 @@
 
 #include "history/atomic_file.h"
 #include "history/history.h"
+#include "history/json_format.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/interleaving.h"
 #include "minimize/pipeline.h"
@@ -72,8 +73,8 @@ std::string save_test_case_files(const minimize::TargetMinimization& m,
   std::string written;
   if (!args.save.empty()) {
     try {
-      history::write_file_atomically(args.save,
-                                     minimize::minimization_to_json(m, tool_name()).dump(2) + "\n");
+      history::write_file_atomically(
+          args.save, history::json_text(minimize::minimization_to_json(m, tool_name()), 2) + "\n");
     } catch (const std::runtime_error& e) {
       throw UsageError(std::string("--save ") + e.what());
     }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "history/json_format.h"
 #include "history/value.h"
 #include "minimize/pipeline.h"
 #include "minimize/test_case.h"
@@ -150,7 +151,7 @@ void run_triage(const TriageArguments& args) {
       });
   progress.finish();
   if (args.json) {
-    std::cout << result_json(result).dump() << std::endl;
+    std::cout << history::json_text(result_json(result)) << std::endl;
   } else {
     print_text(std::cout, std::cerr, result);
   }
