@@ -283,7 +283,8 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
 }
 
 void write_saved_run(const SavedRun& run, const std::string& path, history::Durability durability) {
-  history::write_file_atomically(path, saved_run_to_json(run).dump(1) + "\n", durability);
+  history::write_file_atomically(path, history::json_text(saved_run_to_json(run), 1) + "\n",
+                                 durability);
 }
 
 SavedRun read_saved_run(const std::string& path) {

@@ -34,6 +34,7 @@
 #endif
 
 #include "dpct/watchdog.h"
+#include "history/value.h"
 
 namespace linfault::dpct {
 
@@ -288,7 +289,8 @@ ctx::fiber Executor::Impl::thread_main(ThreadId t, ctx::fiber&& from) {
       const Thread& th = threads_[t];
       if (!th.invoked) record_invoke(t);
       fail(RunOutcome::kCrash, "thread " + std::to_string(t) + ", call " + std::to_string(th.op) +
-                                   " " + (*th.calls)[th.op].to_string() + ": " + e.what());
+                                   " " + (*th.calls)[th.op].to_string() + ": " +
+                                   history::printable(e.what()));
     } catch (...) {
       const Thread& th = threads_[t];
       if (!th.invoked) record_invoke(t);
@@ -783,7 +785,7 @@ bool Executor::Impl::run_sequential(const std::vector<history::Call>& calls, Pha
     } catch (const std::exception& e) {
       fail(RunOutcome::kCrash, std::string(phase_name(phase)) + " call " +
                                    std::to_string(sequential_op_) + " " + call.to_string() + ": " +
-                                   e.what());
+                                   history::printable(e.what()));
       return false;
     }
   }
@@ -846,7 +848,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   try {
     object_ = factory();
   } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("the object's constructor threw: ") + e.what());
+    throw std::invalid_argument(std::string("the object's constructor threw: ") +
+                                history::printable(e.what()));
   }
   if (!object_) throw std::invalid_argument("the object factory returned no object");
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpct/watchdog.h"
+#include "history/value.h"
 
 namespace linfault::dpct {
 
@@ -31,7 +32,7 @@ std::string describe_exception(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
   } catch (const std::exception& ex) {
-    return ex.what();
+    return history::printable(ex.what());  // the object's text: into JSON and terminals
   } catch (...) {
     return "an exception that is not a std::exception";
   }

@@ -33,6 +33,7 @@ TEST(ValueTest, ControlCharactersArePrintedAsEscapes) {
 TEST(ValueTest, MalformedUtf8IsPrintedAsByteEscapes) {
   EXPECT_EQ(printable("a\xa3-b"), "a\\xa3-b");     // a stray continuation byte
   EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");  // a cut sequence
+  EXPECT_EQ(printable("a\xc2"), "a\\xc2");         // cut at the end, where C1 would start
   EXPECT_EQ(printable("\xc0\xaf \xed\xa0\x80"),
             "\\xc0\\xaf \\xed\\xa0\\x80");                                // overlong, surrogate
   EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");       // above U+10FFFF

@@ -130,7 +130,9 @@ class Recorder {
     }
 
     // Records the response: outcome ok with a nil result / with `result` (to_recorded_value).
-    // Throws std::logic_error when the handle is not open (already finished, or moved from).
+    // Throws std::logic_error when the handle is not open (already finished, or moved from), and
+    // what to_recorded_value throws (an integer beyond 64 bits, a string that is not UTF-8), the
+    // operation then left pending.
     void ok() { finish(Outcome::kOk, response_stamp(), Value()); }
     template <class T>
     void ok(T&& result) {

@@ -32,9 +32,9 @@ namespace linfault::history {
 // UTF-8 (a JSON report that carries a message cannot fail on it).
 std::string printable(std::string_view text);
 
-// The length (1 to 4) of the well-formed UTF-8 character that starts at text[at], or 0 when none
-// starts there: a stray continuation byte, a cut sequence, an overlong form, a surrogate, or a
-// code point above U+10FFFF.
+// The length (1 to 4) of the well-formed UTF-8 character that starts at text[at] (at <
+// text.size()), or 0 when none starts there: a stray continuation byte, a cut sequence, an
+// overlong form, a surrogate, or a code point above U+10FFFF.
 std::size_t utf8_character_length(std::string_view text, std::size_t at);
 
 // The byte offset of the first malformed UTF-8 sequence in `text` (overlong forms, surrogates and

@@ -45,7 +45,9 @@ template <class T, class A>
 struct is_vector<std::vector<T, A>> : std::true_type {};
 }  // namespace conversion_detail
 
-template <class T>
+// kUtf8Strings = false keeps any bytes in strings: for values that are only compared, never
+// written (a Binding's state function).
+template <bool kUtf8Strings = true, class T>
 Value to_value(T&& result) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, Value>) {
@@ -54,11 +56,11 @@ Value to_value(T&& result) {
     return Value();
   } else if constexpr (conversion_detail::is_optional<U>::value) {
     if (!result.has_value()) return Value();
-    return to_value(*std::forward<T>(result));
+    return to_value<kUtf8Strings>(*std::forward<T>(result));
   } else if constexpr (std::is_same_v<U, bool>) {
     return Value(static_cast<bool>(result));
   } else if constexpr (std::is_enum_v<U>) {
-    return to_value(static_cast<std::underlying_type_t<U>>(result));
+    return to_value<kUtf8Strings>(static_cast<std::underlying_type_t<U>>(result));
   } else if constexpr (std::is_integral_v<U>) {
     if constexpr (std::is_unsigned_v<U> && sizeof(U) >= sizeof(std::int64_t)) {
       if (result > static_cast<U>(std::numeric_limits<std::int64_t>::max())) {
@@ -69,7 +71,8 @@ Value to_value(T&& result) {
     return Value(static_cast<std::int64_t>(result));
   } else if constexpr (std::is_convertible_v<const U&, std::string_view>) {
     const std::string_view text(result);
-    if (const std::size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+    const std::size_t bad = kUtf8Strings ? invalid_utf8_at(text) : std::string_view::npos;
+    if (bad != std::string_view::npos) {
       throw std::invalid_argument("string `" + printable(text) + "` is not valid UTF-8 (byte " +
                                   std::to_string(bad) +
                                   "): histories, saved runs and test cases are JSON, whose "
@@ -77,11 +80,12 @@ Value to_value(T&& result) {
     }
     return Value(std::string(text));
   } else if constexpr (conversion_detail::is_pair<U>::value) {
-    return Value(Value::List{to_value(result.first), to_value(result.second)});
+    return Value(
+        Value::List{to_value<kUtf8Strings>(result.first), to_value<kUtf8Strings>(result.second)});
   } else if constexpr (conversion_detail::is_vector<U>::value) {
     Value::List list;
     list.reserve(result.size());
-    for (const auto& element : result) list.push_back(to_value(element));
+    for (const auto& element : result) list.push_back(to_value<kUtf8Strings>(element));
     return Value(std::move(list));
   } else {
     static_assert(sizeof(U) == 0,

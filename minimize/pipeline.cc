@@ -15,6 +15,7 @@
 #include "dpct/replay_scheduler.h"
 #include "dpct/schedule.h"
 #include "history/atomic_file.h"
+#include "history/json_format.h"
 #include "minimize/gtest_emitter.h"
 #include "minimize/interleaving.h"
 #include "structure_tree/dpct_estimator.h"
@@ -392,8 +393,8 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
         options.output_dir, target.name + "-" + std::to_string(f.failing->seed) + ".json");
     detect::write_saved_run(*f.failing, result.failing_run_path);
     result.testcase_path = join_path(options.output_dir, "testcase.json");
-    history::write_file_atomically(result.testcase_path,
-                                   minimization_to_json(m, options.tool).dump(2) + "\n");
+    history::write_file_atomically(
+        result.testcase_path, history::json_text(minimization_to_json(m, options.tool), 2) + "\n");
     result.repro_path = join_path(options.output_dir, target.name + "_repro_test.cc");
     history::write_file_atomically(result.repro_path, emit_gtest(m.test_case));
   }

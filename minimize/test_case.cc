@@ -416,7 +416,7 @@ TestCase read_test_case(const std::string& path) {
 }
 
 void write_test_case(const TestCase& tc, const std::string& path) {
-  history::write_file_atomically(path, test_case_to_json(tc).dump(2) + "\n");
+  history::write_file_atomically(path, history::json_text(test_case_to_json(tc), 2) + "\n");
 }
 
 std::string step_to_text(const Step& step) {

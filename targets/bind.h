@@ -293,7 +293,7 @@ class Binding {
                   "targets::Binding::state: the state function must return the state");
     if (state_) throw std::invalid_argument("the object's state is named twice");
     state_ = [fn = std::move(fn)](T& object) {
-      return bind_detail::to_value(std::invoke(fn, object));
+      return bind_detail::to_value</*kUtf8Strings=*/false>(std::invoke(fn, object));
     };
     return *this;
   }

@@ -186,6 +186,13 @@ TEST(BindingTest, NamesTheObjectsStateWhenAskedTo) {
                          })
                          .factory()();
   EXPECT_EQ(by_callable->state(), Value(Value::List{Value(2), Value(-2)}));
+  // A state is only compared, never written: any bytes will do (a packed bitmap, say).
+  auto by_bytes =
+      Binding<Toy>()
+          .method("set", &Toy::set)
+          .state([](Toy& toy) { return std::string(1, static_cast<char>(0x80 + toy.get())); })
+          .factory()();
+  EXPECT_EQ(by_bytes->state(), Value(std::string("\x80")));
 
   Binding<Toy> twice;
   twice.state(&Toy::get);

@@ -598,7 +598,7 @@ class UserRegistry {
     if (target.name.empty()) fail("the target has no name");
     // Names and drawn arguments end up in JSON (saved runs, test cases), whose text is UTF-8.
     if (history::invalid_utf8_at(target.name) != std::string_view::npos) {
-      fail("target name '" + target.name + "' is not valid UTF-8");
+      fail("target name '" + history::printable(target.name) + "' is not valid UTF-8");
     }
     for (const Target& other : built_) {
       if (other.name == target.name) fail("target '" + target.name + "' is registered twice");
@@ -652,7 +652,8 @@ class UserRegistry {
     const bool serial = target.model.empty() || target.model == kSerialModel;
     constexpr std::uint64_t kDraws = 4;  // different seeds: arguments of different kinds show
     for (const OperationSpec& op : target.operations) {
-      const std::string which = "target '" + target.name + "', operation '" + op.method + "'";
+      const std::string which =
+          "target '" + target.name + "', operation '" + history::printable(op.method) + "'";
       if (history::invalid_utf8_at(op.method) != std::string_view::npos) {
         fail(which + ": the method's name is not valid UTF-8");
       }

@@ -18,6 +18,7 @@
 
 #include "dpct/executor.h"
 #include "dpct/random_scheduler.h"
+#include "history/value.h"
 #include "spec/dynamic_model.h"
 
 namespace linfault::targets {
@@ -157,7 +158,8 @@ class GuardedObject final : public dpct::ObjectUnderTest {
       guard_.in_state = false;
       return state;
     } catch (const std::exception& e) {
-      guard_.state_error = "the state function threw after " + call.to_string() + ": " + e.what();
+      guard_.state_error = "the state function threw after " + call.to_string() + ": " +
+                           history::printable(e.what());
       throw std::runtime_error(*guard_.state_error);  // ends the run
     }
   }

@@ -229,7 +229,12 @@ TEST(UserRegistryTest, OperationsTheBindingOrTheModelCannotTakeAreRefusedAtRegis
   EXPECT_THAT(registration_error(binary_argument),
               HasSubstr("operation 'write': its argument generator drew write(\"v\\xff\"), with "
                         "a string that is not valid UTF-8"));
-  EXPECT_THAT(registration_error(counted_target("y\xff")), HasSubstr("is not valid UTF-8"));
+  EXPECT_THAT(registration_error(counted_target("y\xff")),
+              HasSubstr("target name 'y\\xff' is not valid UTF-8"));
+  linfault::Target binary_method = counted_target("y10");
+  binary_method.operations[1].method = "read\xa3";
+  EXPECT_THAT(registration_error(binary_method),
+              HasSubstr("operation 'read\\xa3': the method's name is not valid UTF-8"));
 
   // A maker that throws (here the Binding) is named by its place too.
   linfault::targets::register_target(
