@@ -52,11 +52,12 @@ History history_from_json(const nlohmann::json& json, const std::string& origin)
 History history_from_json(const nlohmann::json& json, const std::string& origin,
                           const std::vector<std::uint32_t>& operation_lines);
 
-// `document` as text, indented as nlohmann::json::dump(indent) does, for every document linfault
-// writes: a string that is not valid UTF-8 (a file name given on the command line) gets U+FFFD in
-// place of each malformed sequence instead of making the dump throw. Values cannot carry such
-// strings (registration and result conversion refuse them), so in saved runs and test cases this
-// only guards the texts that describe them.
+// `document` as text, indented as nlohmann::json::dump(indent) does, for the reports, saved runs
+// and test cases linfault writes: a string that is not valid UTF-8 (a file name given on the
+// command line) gets U+FFFD in place of each malformed sequence instead of making the dump throw.
+// Values cannot carry such strings (registration and result conversion refuse them), so in saved
+// runs and test cases this only guards the texts that describe them. Histories
+// (history_to_json_text) are still written strictly.
 std::string json_text(const nlohmann::json& document, int indent = -1);
 
 // Whether `document` is an object whose "linfault" member is the string `kind` ("saved-run",

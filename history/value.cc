@@ -5,19 +5,13 @@
 namespace linfault::history {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
-void append_hex_escape(std::string& out, unsigned code) {
-  out += "\\u00";
-  out += kHex[(code >> 4) & 0xf];
+// `prefix` and two hex digits: "\\u00" for a control character's code point, "\\x" for a byte
+// that is not part of well-formed UTF-8 (its value, not a code point).
+void append_hex_escape(std::string& out, const char* prefix, unsigned char code) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += prefix;
+  out += kHex[code >> 4];
   out += kHex[code & 0xf];
-}
-
-// A byte that is not part of well-formed UTF-8: its value, not a code point.
-void append_byte_escape(std::string& out, unsigned char byte) {
-  out += "\\x";
-  out += kHex[byte >> 4];
-  out += kHex[byte & 0xf];
 }
 
 // Appends `text` with every control character escaped: C0 (below 0x20), DEL, and the C1 code
@@ -29,9 +23,9 @@ void append_printable(std::string& out, std::string_view text, bool quoted) {
     if (byte >= 0x80) {
       const std::size_t length = utf8_character_length(text, i);
       if (length == 0) {
-        append_byte_escape(out, byte);
+        append_hex_escape(out, "\\x", byte);
       } else if (byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-        append_hex_escape(out, static_cast<unsigned char>(text[i + 1]));
+        append_hex_escape(out, "\\u00", static_cast<unsigned char>(text[i + 1]));
       } else {
         out.append(text.substr(i, length));
       }
@@ -45,7 +39,7 @@ void append_printable(std::string& out, std::string_view text, bool quoted) {
     } else if (byte == '\r') {
       out += "\\r";
     } else if (byte < 0x20 || byte == 0x7f) {
-      append_hex_escape(out, byte);
+      append_hex_escape(out, "\\u00", byte);
     } else if (quoted && (byte == '"' || byte == '\\')) {
       out += '\\';
       out += text[i];
