@@ -1,5 +1,7 @@
 #include "spec/counter.h"
 
+#include <limits>
+
 namespace linfault::spec {
 
 Compiled<CounterModel::Op> CounterModel::compile(const history::Operation& recorded) const {
@@ -29,11 +31,36 @@ Compiled<CounterModel::Op> CounterModel::compile(const history::Operation& recor
   });
 }
 
+std::string CounterModel::describe(const State& state) const {
+  if (state >= std::numeric_limits<std::int64_t>::min() &&
+      state <= std::numeric_limits<std::int64_t>::max()) {
+    return std::to_string(static_cast<std::int64_t>(state));
+  }
+  auto magnitude = static_cast<unsigned __int128>(state < 0 ? -state : state);
+  std::string digits;
+  while (magnitude != 0) {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    magnitude /= 10;
+  }
+  if (state < 0) digits.push_back('-');
+  return {digits.rbegin(), digits.rend()};
+}
+
 std::vector<history::Call> CounterModel::build(const State& state) const {
   if (state == 0) return {};
   if (state == 1) return {history::Call{"inc", {}}};
   if (state == -1) return {history::Call{"dec", {}}};
-  return {history::Call{"add", {state}}};
+  // A value beyond int64 takes several adds, each of an amount an int64 argument can hold.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::vector<history::Call> calls;
+  State rest = state;
+  while (rest > kMax || rest < -kMax) {
+    const std::int64_t step = rest > 0 ? kMax : -kMax;
+    calls.push_back(history::Call{"add", {step}});
+    rest -= step;
+  }
+  if (rest != 0) calls.push_back(history::Call{"add", {static_cast<std::int64_t>(rest)}});
+  return calls;
 }
 
 std::vector<history::Call> CounterModel::reveal(const State&) const {

@@ -2,7 +2,10 @@
 //
 // Methods: inc()/increment(), dec()/decrement(), add(n), get()/read() -> n. The results of inc,
 // dec and add are not checked. Failed calls are left out, as are pending reads.
-// State: the current value (one int64).
+// State: the current value, in exact arithmetic. The arguments and results are int64, but their
+// sum is not cut to 64 bits: add(INT64_MAX) twice, then add(2), makes 2^64, so a get() that
+// returns 0 is a violation. A counter that wraps around (std::atomic<int64_t>::fetch_add) is not
+// this model once it overflows. The sum of any history's adds fits the 128-bit state.
 //
 // Thread-safety: immutable; usable from several threads.
 //
@@ -25,7 +28,7 @@ namespace linfault::spec {
 class CounterModel {
  public:
   static constexpr bool kCallsNeverBlock = true;  // every call returns (spec/model.h)
-  using State = std::int64_t;
+  using State = __int128;  // NOLINT(runtime/int): exact sums of int64 amounts
   struct Op {
     bool read = false;
     std::int64_t amount = 0;  // read: the value observed; otherwise the increment
@@ -40,9 +43,11 @@ class CounterModel {
     return true;
   }
   std::size_t hash(const State& state) const {
-    return hash_mix(0, static_cast<std::uint64_t>(state));
+    const auto bits = static_cast<unsigned __int128>(state);
+    return hash_mix(hash_mix(0, static_cast<std::uint64_t>(bits)),
+                    static_cast<std::uint64_t>(bits >> 64));
   }
-  std::string describe(const State& state) const { return std::to_string(state); }
+  std::string describe(const State& state) const;
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
 };

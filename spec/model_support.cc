@@ -9,8 +9,10 @@ ValueInterner::ValueInterner() {
 
 std::atomic<std::int32_t>* ValueInterner::small_int_slot(const history::Value& value) {
   if (!value.is_int()) return nullptr;
-  const std::int64_t offset = value.as_int() - kSmallIntMin;
-  if (offset < 0 || offset >= static_cast<std::int64_t>(kSmallInts)) return nullptr;
+  // In uint64: v - kSmallIntMin overflows int64 for v near INT64_MAX.
+  const std::uint64_t offset =
+      static_cast<std::uint64_t>(value.as_int()) - static_cast<std::uint64_t>(kSmallIntMin);
+  if (offset >= kSmallInts) return nullptr;
   return &small_int_ids_[static_cast<std::size_t>(offset)];
 }
 

@@ -1,6 +1,8 @@
 // Unit tests of the built-in sequential models: legal and illegal steps, compile errors, and
 // build()/reveal() round trips.
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "spec/registry.h"
@@ -230,6 +232,28 @@ TEST(CounterAndSnapshot, Semantics) {
   apply(m, s, op("update", {4, 7}));
   expect_build_reaches(m, s);
   EXPECT_NE(compile_error(m, op("scan", {}, 3)).find("list of integers"), std::string::npos);
+}
+
+// The counter's arithmetic is exact: amounts whose sum leaves int64 do not wrap around.
+TEST(CounterAndSnapshot, CounterSumsDoNotWrapAtInt64) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  CounterModel c;
+  auto s = c.initial();
+  apply(c, s, op("add", {kMax}));
+  apply(c, s, op("add", {kMax}));
+  apply(c, s, op("add", {2}));
+  EXPECT_EQ(apply(c, s, op("get", {}, 0)), false);  // 2^64, which wrapping would make 0
+  EXPECT_EQ(c.describe(s), "18446744073709551616");
+  expect_build_reaches(c, s);
+  apply(c, s, op("add", {kMin}));
+  apply(c, s, op("add", {kMin}));
+  EXPECT_EQ(apply(c, s, op("get", {}, 0)), true);
+  apply(c, s, op("add", {kMin}));
+  apply(c, s, op("dec", {}));
+  EXPECT_EQ(apply(c, s, op("get", {}, kMax)), false);  // kMin - 1, which wrapping makes kMax
+  EXPECT_EQ(c.describe(s), "-9223372036854775809");
+  expect_build_reaches(c, s);
 }
 
 TEST(Registry, NamesAndDispatch) {
