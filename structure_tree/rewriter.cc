@@ -30,6 +30,7 @@ using clang::isa;
 
 constexpr const char* kOps = "::linfault::dpct::ops::";
 constexpr const char* kLockGuard = "::linfault::dpct::LockGuard";
+constexpr const char* kSpinHint = "::linfault::dpct::spin_hint";
 
 using clang_support::normal_path;
 
@@ -79,6 +80,20 @@ bool points_to_atomic(clang::QualType type) {
   if (type->isReferenceType()) return is_atomic_type(type.getNonReferenceType());
   if (type->isPointerType()) return is_atomic_type(type->getPointeeType());
   return false;
+}
+
+// The spin-wait hints the rewriter turns into dpct::spin_hint: whether `callee` is one, and
+// whether it returns int (0) rather than void.
+enum class Hint { kNone, kVoid, kInt };
+Hint spin_hint_kind(const clang::FunctionDecl& callee) {
+  const std::string name = callee.getQualifiedNameAsString();
+  if (name == "std::this_thread::yield") return Hint::kVoid;
+  const bool c_function = callee.getDeclContext()->getRedeclContext()->isTranslationUnit() &&
+                          (callee.isExternC() || callee.getBuiltinID() != 0);
+  if (!c_function) return Hint::kNone;
+  if (name == "_mm_pause" || name == "__builtin_ia32_pause") return Hint::kVoid;
+  if (name == "sched_yield" || name == "pthread_yield") return Hint::kInt;
+  return Hint::kNone;
 }
 
 const char* operator_function(clang::OverloadedOperatorKind kind, bool postfix) {
@@ -139,6 +154,8 @@ const char* binary_function(clang::BinaryOperatorKind kind) {
 }
 
 class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
+  using Base = clang::RecursiveASTVisitor<InstrumentVisitor>;
+
  public:
   InstrumentVisitor(clang::ASTContext& context, clang::Rewriter& rewriter,
                     const std::set<std::string>& owned, InstrumentResult& result,
@@ -324,6 +341,14 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     const clang::FunctionDecl* callee = e->getDirectCallee();
     if (callee == nullptr || isa<clang::CXXOperatorCallExpr>(e)) return true;
     if (!owned(e->getBeginLoc())) return true;
+    if (const Hint hint = spin_hint_kind(*callee); hint != Hint::kNone) {
+      const clang::FunctionDecl* definition = nullptr;
+      // A function of that name defined among the instrumented files is the user's own.
+      if (!callee->hasBody(definition) || !owned(definition->getLocation())) {
+        rewrite_spin_hint(e, hint);
+      }
+      return true;
+    }
     const std::string name = callee->getNameAsString();
     if (callee->getBuiltinID() != 0 &&
         (name.rfind("__atomic_", 0) == 0 || name.rfind("__sync_", 0) == 0 ||
@@ -367,6 +392,31 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   bool VisitTypeLoc(clang::TypeLoc tl) {
     check_atomic_ref(tl);
     return true;
+  }
+
+  // --- unevaluated operands -------------------------------------------------------------------
+
+  // A hint in sizeof, noexcept, decltype, an unevaluated typeid or a requires-expression is no
+  // spin, and spin_hint would change noexcept's answer: it stays. (Overrides without the data
+  // recursion queue, so that the operand is traversed before the depth goes back down.)
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr* e) {
+    return unevaluated([&] { return Base::TraverseUnaryExprOrTypeTraitExpr(e); });
+  }
+  bool TraverseCXXNoexceptExpr(clang::CXXNoexceptExpr* e) {
+    return unevaluated([&] { return Base::TraverseCXXNoexceptExpr(e); });
+  }
+  bool TraverseCXXTypeidExpr(clang::CXXTypeidExpr* e) {
+    if (e->isPotentiallyEvaluated()) return Base::TraverseCXXTypeidExpr(e);
+    return unevaluated([&] { return Base::TraverseCXXTypeidExpr(e); });
+  }
+  bool TraverseRequiresExpr(clang::RequiresExpr* e) {
+    return unevaluated([&] { return Base::TraverseRequiresExpr(e); });
+  }
+  bool TraverseDecltypeTypeLoc(clang::DecltypeTypeLoc tl) {
+    return unevaluated([&] { return Base::TraverseDecltypeTypeLoc(tl); });
+  }
+  bool TraverseTypeOfExprTypeLoc(clang::TypeOfExprTypeLoc tl) {
+    return unevaluated([&] { return Base::TraverseTypeOfExprTypeLoc(tl); });
   }
 
  private:
@@ -538,6 +588,54 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     count_operator(op);
   }
 
+  template <class Traverse>
+  bool unevaluated(Traverse traverse) {
+    ++unevaluated_;
+    const bool go_on = traverse();
+    --unevaluated_;
+    return go_on;
+  }
+
+  // `std::this_thread::yield()` -> `::linfault::dpct::spin_hint()`, `sched_yield()` ->
+  // `(::linfault::dpct::spin_hint(), 0)`: only the callee's name is replaced (a newline inside it
+  // is kept), so the parentheses, and with them the line spin_hint's defaulted location
+  // captures, stay where the user wrote them. A call written through a macro, or not evaluated,
+  // stays as it is: a plain yield, which still compiles.
+  void rewrite_spin_hint(const clang::CallExpr* e, Hint hint) {
+    const clang::Expr* callee = e->getCallee()->IgnoreParenImpCasts();
+    if (!isa<clang::DeclRefExpr>(callee) || unevaluated_ > 0) return;
+    const clang::SourceLocation begin = callee->getBeginLoc();
+    const clang::SourceLocation name = callee->getEndLoc();
+    if (e->getBeginLoc().isMacroID() || e->getEndLoc().isMacroID() || begin.isMacroID() ||
+        name.isMacroID() || !owned(begin)) {
+      return;
+    }
+    if (!hinted_.insert(begin.getRawEncoding()).second) return;
+    const clang::SourceLocation end =
+        clang::Lexer::getLocForEndOfToken(name, 0, sm_, context_.getLangOpts());
+    const llvm::StringRef original = clang::Lexer::getSourceText(
+        clang::CharSourceRange::getCharRange(begin, end), sm_, context_.getLangOpts());
+    std::string replacement = kSpinHint;
+    // `case 1:std::this_thread::yield();` must not become `case 1:::linfault::...`.
+    if (hint == Hint::kVoid && sm_.getFileOffset(begin) > 0) {
+      const char previous = sm_.getCharacterData(begin)[-1];
+      if (previous == ':' || previous == '%' || previous == '<') replacement.insert(0, " ");
+    }
+    for (const char c : original) {
+      if (c == '\n') replacement += '\n';
+    }
+    // By offset and length, so that text a parent rewrite inserted at `begin` stays.
+    rewriter_.ReplaceText(begin, original.size(), replacement);
+    if (hint == Hint::kInt) {
+      // A parent rewrite inserted its text first (the visit is pre-order): it stays outside.
+      rewriter_.InsertText(e->getBeginLoc(), "(", /*InsertAfter=*/true);
+      rewriter_.InsertText(
+          clang::Lexer::getLocForEndOfToken(e->getEndLoc(), 0, sm_, context_.getLangOpts()), ", 0)",
+          /*InsertAfter=*/false);
+    }
+    ++counts_[file_of(begin)].spin_hints;
+  }
+
   clang::ASTContext& context_;
   clang::SourceManager& sm_;
   clang::Rewriter& rewriter_;
@@ -548,6 +646,8 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   std::vector<std::pair<clang::SourceLocation, clang::SourceLocation>> covered_;
   std::set<const void*> visited_;
   std::set<std::string> reported_;
+  std::set<unsigned> hinted_;
+  int unevaluated_ = 0;
 };
 
 // The copy's first lines: the instrumented types, then the original file's name and line 1.
@@ -583,6 +683,7 @@ void instrument_unit(clang::ASTUnit& unit, const std::set<std::string>& owned,
     out.text = preamble(path) + body;
     out.types = counts[path].types;
     out.operators = counts[path].operators;
+    out.spin_hints = counts[path].spin_hints;
     done[path] = std::move(out);
   }
 }

@@ -15,6 +15,12 @@
 //     non-dependent expression) become calls of ::linfault::dpct::ops (dpct/instrumented.h),
 //     whose defaulted std::source_location captures the user's line: every access is a
 //     scheduling point with its own file:line, even when written as an operator.
+//   - spin-wait hints: std::this_thread::yield(), _mm_pause() and __builtin_ia32_pause() become
+//     ::linfault::dpct::spin_hint(); sched_yield() and pthread_yield(), which return 0, become
+//     (::linfault::dpct::spin_hint(), 0). A native yield is no scheduling point: a controlled
+//     scheduler would notice the spin only from its repeated reads, where a spin hint demotes
+//     the thread at once, so that the one it waits for runs. A hint inside a macro or an
+//     unevaluated operand stays as written.
 // The copy starts with `#include "dpct/instrumented.h"` and `#line 1 "<original path>"`, and
 // no edit adds or removes a line, so every location in traces, interleavings and repros is the
 // user's own file:line.
@@ -43,10 +49,11 @@
 namespace linfault::structure_tree {
 
 struct Instrumented {
-  std::string file;           // the original path, as given
-  std::string text;           // the rewritten copy
-  std::size_t types = 0;      // type names rewritten
-  std::size_t operators = 0;  // operator uses rewritten into calls
+  std::string file;            // the original path, as given
+  std::string text;            // the rewritten copy
+  std::size_t types = 0;       // type names rewritten
+  std::size_t operators = 0;   // operator uses rewritten into calls
+  std::size_t spin_hints = 0;  // yield / pause calls rewritten into dpct::spin_hint
 };
 
 struct InstrumentResult {

@@ -28,6 +28,16 @@ Instrumented rewrite(const std::string& code) {
 
 std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
+// The first error of compiling the copy against linfault's headers; empty when it compiles.
+std::string compile_error(const Instrumented& file) {
+  try {
+    instrument_code(file.text, "/src/copy.cc", {"-std=c++20", "-I" LINFAULT_SOURCE_DIR});
+  } catch (const ExtractError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The copy without its two preamble lines.
 std::string body(const Instrumented& file) {
   std::string text = file.text;
@@ -162,12 +172,113 @@ struct Counter {
   EXPECT_THAT(out, HasSubstr("::linfault::dpct::ops::add_assign(value , 2);")) << out;
 }
 
+TEST(RewriterTest, EverySpinHintSpellingBecomesLinfaultsSpinHint) {
+#if !defined(__x86_64__) && !defined(__i386__)
+  GTEST_SKIP() << "_mm_pause and __builtin_ia32_pause are x86's";
+#endif
+  const std::string code = R"(#include <atomic>
+#include <thread>
+#include <sched.h>
+#include <pthread.h>
+#include <immintrin.h>
+std::atomic<int> flag{0};
+void spin() {
+  while (flag.load() == 0) std::this_thread::yield();
+  while (flag.load() == 0) sched_yield();
+  while (flag.load() == 0) pthread_yield();
+  while (flag.load() == 0) _mm_pause();
+  while (flag.load() == 0) __builtin_ia32_pause();
+}
+)";
+  const Instrumented file = rewrite(code);
+  // Only the callee changes: spin_hint's defaulted location is the call's own line.
+  EXPECT_EQ(body(file), R"(#include <atomic>
+#include <thread>
+#include <sched.h>
+#include <pthread.h>
+#include <immintrin.h>
+::linfault::dpct::Atomic<int> flag{0};
+void spin() {
+  while (flag.load() == 0) ::linfault::dpct::spin_hint();
+  while (flag.load() == 0) (::linfault::dpct::spin_hint(), 0);
+  while (flag.load() == 0) (::linfault::dpct::spin_hint(), 0);
+  while (flag.load() == 0) ::linfault::dpct::spin_hint();
+  while (flag.load() == 0) ::linfault::dpct::spin_hint();
+}
+)");
+  EXPECT_EQ(lines(body(file)), lines(code));
+  EXPECT_EQ(file.spin_hints, 5u);
+  EXPECT_EQ(compile_error(file), "");
+}
+
+TEST(RewriterTest, SpinHintsInExpressionsStillCompile) {
+  const std::string code = R"(#include <atomic>
+#include <thread>
+#include <sched.h>
+std::atomic<int> flag{0};
+std::atomic<int> counter{0};
+int wait_for(int state) {
+  while (flag.load() == 0) std::this_thread::yield();
+  if (sched_yield() != 0) return -1;
+  counter += sched_yield();
+  int tries = sched_yield() + 1;
+  switch (state) {
+    case 1:std::this_thread::yield(); break;
+    default: state = flag ? sched_yield() : 2;
+  }
+  for (;;) { if (flag.load()) break; std::this_thread::
+      yield(); }
+  return state ? (std::this_thread::yield(), tries) : tries;
+}
+)";
+  const Instrumented file = rewrite(code);
+  const std::string out = body(file);
+  EXPECT_EQ(lines(out), lines(code));
+  for (const char* expected :
+       {"while (flag.load() == 0) ::linfault::dpct::spin_hint();",
+        "if ((::linfault::dpct::spin_hint(), 0) != 0) return -1;",
+        "::linfault::dpct::ops::add_assign(counter , (::linfault::dpct::spin_hint(), 0));",
+        "int tries = (::linfault::dpct::spin_hint(), 0) + 1;",
+        "case 1: ::linfault::dpct::spin_hint(); break;",
+        "state = ::linfault::dpct::ops::load(flag) ? (::linfault::dpct::spin_hint(), 0) : 2;",
+        "break; ::linfault::dpct::spin_hint\n();",
+        "return state ? (::linfault::dpct::spin_hint(), tries) : tries;"}) {
+    EXPECT_THAT(out, HasSubstr(expected)) << out;
+  }
+  EXPECT_EQ(file.spin_hints, 8u);
+  EXPECT_EQ(compile_error(file), "");
+}
+
+TEST(RewriterTest, SpinHintsInMacrosAndUnevaluatedOperandsStay) {
+  const std::string code = R"(#include <thread>
+#include <sched.h>
+#define RELAX() std::this_thread::yield()
+#define RETRY(step) do { step; } while (false)
+void f() {
+  RELAX();
+  RETRY(sched_yield());
+  static_assert(noexcept(std::this_thread::yield()));
+  using Result = decltype(sched_yield());
+  int size = sizeof(sched_yield());
+  std::this_thread::yield();
+}
+)";
+  const Instrumented file = rewrite(code);
+  std::string expected = code;
+  const std::string last = "  std::this_thread::yield();\n}";
+  expected.replace(expected.find(last), last.size(), "  ::linfault::dpct::spin_hint();\n}");
+  EXPECT_EQ(body(file), expected);
+  EXPECT_EQ(file.spin_hints, 1u);
+  EXPECT_EQ(compile_error(file), "");
+}
+
 TEST(RewriterTest, CodeWithoutAtomicsIsCopiedAsItIs) {
   const std::string code = "int add(int a, int b) { return a + b; }\n";
   const Instrumented file = rewrite(code);
   EXPECT_EQ(body(file), code);
   EXPECT_EQ(file.types, 0u);
   EXPECT_EQ(file.operators, 0u);
+  EXPECT_EQ(file.spin_hints, 0u);
 }
 
 TEST(RewriterTest, WhatCannotBeRewrittenIsOneLineEachWithItsPlace) {
