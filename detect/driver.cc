@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -662,6 +663,18 @@ std::string no_interleaving_warning(const targets::Target& target, std::uint64_t
          "or rewritten by linfault_add_target(... INSTRUMENT)? (docs/adding-a-target.md)";
 }
 
+std::string weak_order_note(const targets::Target& target, const std::vector<std::string>& sites) {
+  if (sites.empty()) return "";
+  std::string listed;
+  for (std::size_t i = 0; i < sites.size() && i < 3; ++i) listed += (i ? ", " : "") + sites[i];
+  if (sites.size() > 3) listed += ", ...";
+  return target.name + " uses memory orders weaker than seq_cst at " +
+         std::to_string(sites.size()) + (sites.size() == 1 ? " access site" : " access sites") +
+         " (" + listed +
+         "); controlled runs are sequentially consistent, so bugs that need a weaker order (a "
+         "stale read, a missing release/acquire or fence) were not explored";
+}
+
 std::string controlled_scheduler_names(bool with_portfolio) {
   std::vector<std::string_view> names;
   for (SchedulerKind kind : kSchedulerKinds) {
@@ -851,6 +864,21 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       fail();
       return;
     }
+    // However the worker stops, the orders its executor saw join the report's.
+    struct MergeOrders {
+      Worker& worker;
+      std::mutex& mutex;
+      std::vector<std::string>& into;
+      ~MergeOrders() {
+        std::vector<std::string> mine = worker.executor.weak_order_sites();
+        if (mine.empty()) return;
+        std::lock_guard lock(mutex);
+        std::vector<std::string> merged;
+        std::set_union(into.begin(), into.end(), mine.begin(), mine.end(),
+                       std::back_inserter(merged));
+        into = std::move(merged);
+      }
+    } merge_orders{*state, mutex, report.weak_order_sites};
     for (std::uint64_t j; !failed.load() && !time_is_up() && (j = next.fetch_add(1)) < histories;) {
       // A history past the first violation is abandoned under stop_at_first; it never completes
       // its portfolio block, so the workers waiting for that block must be woken.
@@ -924,8 +952,8 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       counters.done = report.done;
       counters.violations = report.violations;
       // Workers publish in lock order, not in the order their clocks were read.
-      counters.elapsed_seconds = std::max(counters.elapsed_seconds,
-                                          std::chrono::duration<double>(ended - start).count());
+      counters.elapsed_seconds =
+          std::max(counters.elapsed_seconds, std::chrono::duration<double>(ended - start).count());
       if (progress) progress(counters);
     }
   };

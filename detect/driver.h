@@ -290,6 +290,9 @@ struct DetectionReport {
   // Histories whose calls reached no scheduling point at a shared access (HistoryResult): when
   // it is `done`, nothing was ever interleaved, and no bug could be found.
   std::uint64_t without_shared_access = 0;
+  // Access sites ("file.cc:12", sorted) that used a memory order weaker than seq_cst in some
+  // controlled history (dpct::Executor::weak_order_sites).
+  std::vector<std::string> weak_order_sites;
   // By seed; `saved` set for failing runs (with keep_failing_runs). Empty when
   // DriverOptions::on_result is set; with stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;
@@ -305,6 +308,12 @@ struct DetectionReport {
 // it.
 std::string no_interleaving_warning(const targets::Target& target, std::uint64_t histories,
                                     std::uint64_t without_shared_access);
+
+// A note for a verdict that found nothing when the object used memory orders weaker than
+// seq_cst at `sites` (DetectionReport::weak_order_sites): controlled runs are sequentially
+// consistent, so what those orders allow (a stale read, a missing release/acquire or fence) was
+// not explored. Empty when `sites` is. detect, run, verify and the GoogleTest check say it.
+std::string weak_order_note(const targets::Target& target, const std::vector<std::string>& sites);
 
 // The workload that history `seed` of a campaign with `options` runs: the fixed workload, or a
 // random one in the campaign's shapes. (Runs the probe of methods_that_write on every call; the

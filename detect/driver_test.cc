@@ -415,8 +415,49 @@ TEST(DriverTest, CountsHistoriesThatReachedNoSharedAccess) {
   EXPECT_EQ(instrumented.without_shared_access, 0u);
 }
 
-// inc() announces itself, then waits on a plain std::atomic for a release only the test's stall
-// handler gives: under a controlled scheduler the first inc() to start spins for good.
+// A correct counter whose get() reads with acquire and whose inc() is a relaxed fetch_add.
+class RelaxedCounter {
+ public:
+  void inc() { value_.fetch_add(1, std::memory_order_relaxed); }
+  int get() { return value_.load(std::memory_order_acquire); }
+
+ private:
+  dpct::Atomic<int> value_{0};
+};
+
+// Controlled runs are sequentially consistent: a campaign lists the sites that asked for less,
+// and the note that every verdict finding nothing then gives says what was not explored.
+TEST(DriverTest, ListsTheSitesOfOrdersWeakerThanSeqCst) {
+  targets::Target target;
+  target.name = "relaxed_counter";
+  target.model = "counter";
+  target.operations = {{"inc", targets::no_arguments(), "inc()"},
+                       {"get", targets::no_arguments(), "get() -> int"}};
+  target.factory = targets::Binding<RelaxedCounter>()
+                       .method("inc", &RelaxedCounter::inc)
+                       .method("get", &RelaxedCounter::get)
+                       .factory();
+  const DetectionReport report = run_detection(target, pct_options(50, 3));
+  EXPECT_EQ(report.violations, 0u);
+  ASSERT_EQ(report.weak_order_sites.size(), 2u);
+  for (const std::string& site : report.weak_order_sites) {
+    EXPECT_EQ(site.rfind("driver_test.cc:", 0), 0u) << site;
+  }
+  const std::string note = weak_order_note(target, report.weak_order_sites);
+  EXPECT_EQ(note.rfind("relaxed_counter uses memory orders weaker than seq_cst at 2 access "
+                       "sites (driver_test.cc:",
+                       0),
+            0u)
+      << note;
+  EXPECT_NE(note.find("were not explored"), std::string::npos) << note;
+  EXPECT_EQ(weak_order_note(target, {}), "");
+  // A seq_cst object has none.
+  EXPECT_TRUE(
+      run_detection(targets::find("treiber_stack"), pct_options(20, 3)).weak_order_sites.empty());
+}
+
+// inc() announces itself, then waits on a plain std::atomic nothing sets: under a controlled
+// scheduler the first inc() to start spins for good, without a scheduling point.
 class UninstrumentedWaiter {
  public:
   void inc() {
@@ -430,31 +471,36 @@ class UninstrumentedWaiter {
   dpct::Atomic<bool> announced_{false};
 };
 
-TEST(DriverTest, AStalledHistoryIsNamedByItsSeed) {
+// The watchdog has the executor abandon the stalled thread: each such history ends as a livelock
+// that names its call, and the campaign goes on to the next.
+TEST(DriverTest, AStalledHistoryEndsAsALivelockAndTheCampaignGoesOn) {
   targets::Target target;
   target.name = "uninstrumented_waiter";
   target.model = "counter";
   target.operations = {{"inc", targets::no_arguments(), "inc()"}};
   target.factory =
       targets::Binding<UninstrumentedWaiter>().method("inc", &UninstrumentedWaiter::inc).factory();
-  DriverOptions options = pct_options(1, 1);
+  DriverOptions options = pct_options(2, 1);
   options.scheduler = SchedulerKind::kRandom;  // no pilot runs before the history
   options.seed = 41;
+  options.keep_failing_runs = true;
   DetectionReport report;
   std::vector<std::string> reports;
   {
-    const dpct::fixtures::StallCapture stalls(UninstrumentedWaiter::released);
+    std::atomic<bool> unused{false};
+    const dpct::fixtures::StallCapture stalls(unused);
     report = run_detection(target, options);
     reports = stalls.reports();
   }
-  EXPECT_EQ(report.done, 1u);
-  ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].rfind("a controlled run (history seed 41) reached no scheduling point", 0),
-            0u)
-      << reports[0];
-  EXPECT_NE(reports[0].find("'s call inc() runs on since its access at "), std::string::npos)
-      << reports[0];
-  EXPECT_NE(reports[0].find("driver_test.cc:"), std::string::npos) << reports[0];
+  EXPECT_TRUE(reports.empty());  // the process-ending path is for native runs only
+  EXPECT_EQ(report.done, 2u);
+  EXPECT_EQ(report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kLivelock)], 2u);
+  const std::vector<const SavedRun*> failing = report.failing_runs();
+  ASSERT_EQ(failing.size(), 2u);
+  EXPECT_EQ(failing[0]->seed, 41u);
+  EXPECT_NE(failing[0]->message.find(", call 0 inc() reached no scheduling point for 0.3 s"),
+            std::string::npos)
+      << failing[0]->message;
 }
 
 TEST(DriverTest, RejectsOptionsThatCannotWork) {

@@ -1,14 +1,24 @@
 #include "dpct/executor.h"
 
 #include <algorithm>
+#include <array>
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
+#include <cxxabi.h>
+#include <pthread.h>
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
@@ -85,6 +95,8 @@ namespace {
 // Thrown into a logical thread (or a Ps/Pr call) to unwind it when the run is cut short.
 struct AbortRun {};
 
+void ensure_alternate_signal_stack();
+
 // Hands a fiber one of the Executor's stacks; the Executor frees them.
 struct BorrowedStack {
   ctx::stack_context stack;
@@ -100,7 +112,11 @@ std::string location(const SourceLocation& where) {
 
 class Executor::Impl final : public ExecutionContext, public RunView {
  public:
-  explicit Impl(std::size_t stack_bytes) : allocator_(stack_bytes) { watch(&progress_); }
+  explicit Impl(std::size_t stack_bytes) : allocator_(stack_bytes) {
+    install_fault_handlers();
+    progress_.interruptible.store(true, std::memory_order_relaxed);
+    watch(&progress_);
+  }
   ~Impl() override {
     unwatch(&progress_);
     for (ctx::stack_context& stack : stacks_) allocator_.deallocate(stack);
@@ -109,6 +125,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
               const ExecutionOptions& options);
   void recycle(Run&& spent) { spare_ = std::move(spent); }
+  std::vector<std::string> weak_order_sites() const;
 
   void before_access(const Access& access) override;
   bool want_values() const override { return options_->record_trace; }
@@ -139,10 +156,19 @@ class Executor::Impl final : public ExecutionContext, public RunView {
     const void* waiting_for = nullptr;             // the mutex a blocked thread waits for
     const std::function<bool()>* ready = nullptr;  // when a waiting thread may proceed
     std::optional<Access> last;                    // its most recent scheduling point
+    // Spin detection (spins()): the points this thread passed in its current operation since
+    // another thread last changed shared state, and how often each.
+    std::uint64_t own_writes = 0;     // accesses of this thread that may change shared state
+    std::uint64_t window_others = 0;  // other threads' such accesses when the window opened
+    std::size_t window_op = 0;
+    std::uint8_t window_size = 0;
+    std::array<std::uint64_t, 8> window_points{};
+    std::array<std::uint16_t, 8> window_visits{};
   };
   // An execution context: a logical thread's fiber, or (the last slot) the caller's stack.
   struct Slot {
     ctx::fiber suspended;
+    bool abandoned = false;  // left for good after a fault (see recover())
     void* asan_fake_stack = nullptr;
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
@@ -167,10 +193,59 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   // the run is being cut short, unless `may_throw` is false (unlock, typically called from a
   // LockGuard destructor): then the thread unwinds at its next access.
   void arrive(const Access& access, bool may_throw = true);
+  // Whether the running thread spins: it comes to the same point (file:line and address)
+  // kSpinVisits times within one operation while no other thread changed shared state. Its next
+  // turn can only read what it read before, so the scheduler sees a spin hint first (PCT and POS
+  // demote the thread, SURW and exhaustive exploration hold it back): a correct spin-wait on
+  // an unmodified class (no yield, or std::this_thread::yield, which is not instrumented) is not
+  // a livelock under a priority scheduler. The thread's own writes do not reset the window: a
+  // test-and-set spin writes at every turn.
+  bool spins(Thread& th, const Access& access);
+  // Visits of one point that make a spin. A bounded loop that re-reads one location (padding,
+  // polling a few times before giving up) stays below it; a spin-wait passes it at once and then
+  // wastes this many steps per hint, far below the step cap.
+  static constexpr std::uint16_t kSpinVisits = 64;
   void pass(const Access& access);
   void sequential_point(const Access& access, bool may_throw = true);
   bool run_sequential(const std::vector<history::Call>& calls, Phase phase);
   std::uint32_t intern_file(const char* path);
+
+  // Faults of the object under test: a signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT),
+  // std::terminate, or the watchdog's stall signal, while this executor runs the object's code
+  // on its OS thread. recover() leaves the faulting code for good: a logical thread's fiber is
+  // abandoned (never resumed nor unwound; its stack is the executor's and is reused) and the
+  // others are unwound as after any cut-short run; code on the caller's stack (the constructor,
+  // Ps, Pr, the destructor) is left by siglongjmp back to execute(), and the object is leaked.
+  // The run ends as a crash (a stall as a livelock) naming the signal; the campaign goes on.
+  // Memory the abandoned code allocated is leaked, and a fault inside the allocator may leave it
+  // locked: in-process recovery is sound only for faults that did not corrupt linfault's state.
+  static void install_fault_handlers();
+  static void on_signal(int signal, siginfo_t* info, void* context);
+  static void on_terminate();
+  // `signal` 0: a stopping run's unwinding reached a noexcept frame (std::terminate); the run
+  // has its outcome already and the thread is only left.
+  [[noreturn]] void recover(int signal);
+  void settle_fault();
+  void abandon(ctx::fiber&& continuation);
+  void run_object(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler);
+  static inline thread_local Impl* current_ = nullptr;  // running execute() on this OS thread
+  struct Fault {
+    int signal = -1;  // -1: none pending
+    bool was_aborting = false;
+    std::size_t slot = 0;
+    Phase phase = Phase::kSetup;
+    std::size_t op = 0;
+  };
+  Fault fault_;
+  sigjmp_buf recovery_;
+  bool recoverable_ = false;  // the object's code may run: from its construction to its end
+  static constexpr int kMaxFaultsPerRun = 64;  // past it a fault is not recovered from
+  int faults_in_run_ = 0;
+  bool scheduler_begun_ = false;
+  bool constructing_ = false;
+  bool destroying_ = false;
+  // Continuations of abandoned fibers, never destroyed (destroying one would unwind it).
+  alignas(ctx::fiber) unsigned char graveyard_[sizeof(ctx::fiber)];
 
   // Recording.
   void record_invoke(ThreadId t);
@@ -219,6 +294,13 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
   std::uint64_t steps_ = 0;
+  std::uint64_t writes_ = 0;  // Pc accesses that may change shared state (spin detection)
+  // Sites of accesses with an order weaker than seq_cst (weak_order_sites()), with a small
+  // direct-mapped cache in front of the set: an object that is relaxed throughout hits it.
+  void note_order(const Access& access);
+  std::array<std::uint64_t, 32> weak_cache_{};
+  std::unordered_set<std::uint64_t> weak_keys_;
+  std::vector<std::pair<const char*, std::uint32_t>> weak_sites_;
   std::size_t decisions_hint_ = 0;  // decisions of the previous run (execute reserves room)
   std::size_t running_ = 0;
   std::size_t previous_ = 0;
@@ -254,7 +336,18 @@ void Executor::Impl::on_resumed(ctx::fiber&& from) {
 #else
   (void)self;
 #endif
-  if (from) left.suspended = std::move(from);  // empty when `left` has terminated
+  if (from) {  // empty when `left` has terminated
+    if (left.abandoned) {
+      abandon(std::move(from));
+    } else {
+      left.suspended = std::move(from);
+    }
+  }
+  settle_fault();
+}
+
+void Executor::Impl::abandon(ctx::fiber&& continuation) {
+  new (graveyard_) ctx::fiber(std::move(continuation));  // never destroyed: see graveyard_
 }
 
 ctx::fiber Executor::Impl::leave(std::size_t target) {
@@ -520,12 +613,76 @@ void Executor::Impl::before_access(const Access& access) {
     if (std::uncaught_exceptions() == 0 && may_throw) throw AbortRun{};
     return;
   }
+  if (access.order != std::memory_order_seq_cst ||
+      access.failure_order != std::memory_order_seq_cst) {
+    note_order(access);
+  }
   if (phase_ != Phase::kConcurrent) {
     sequential_point(access, may_throw);
     return;
   }
+  if (!priming_ && spins(threads_[running_thread()], access)) {
+    const Access hint{AccessKind::kYield, nullptr, access.where};
+    arrive(hint, may_throw);
+    if (aborting_) return;
+    pass(hint);
+  }
   arrive(access, may_throw);
   if (!aborting_) pass(access);
+}
+
+void Executor::Impl::note_order(const Access& access) {
+  const std::uint64_t key = reinterpret_cast<std::uintptr_t>(access.where.file_name()) ^
+                            (std::uint64_t{access.where.line()} << 48);
+  std::uint64_t& cached = weak_cache_[(key ^ (key >> 29)) % weak_cache_.size()];
+  if (cached == key) return;
+  cached = key;
+  if (weak_keys_.insert(key).second) {
+    weak_sites_.emplace_back(access.where.file_name(), access.where.line());
+  }
+}
+
+std::vector<std::string> Executor::Impl::weak_order_sites() const {
+  std::vector<std::string> sites;
+  for (const auto& [file, line] : weak_sites_) {
+    sites.push_back(std::string(base_name(file)) + ":" + std::to_string(line));
+  }
+  std::sort(sites.begin(), sites.end());
+  sites.erase(std::unique(sites.begin(), sites.end()), sites.end());
+  return sites;
+}
+
+bool Executor::Impl::spins(Thread& th, const Access& access) {
+  if (access.kind == AccessKind::kYield) {
+    th.window_size = 0;  // an explicit spin hint: the scheduler knows already
+    return false;
+  }
+  const std::uint64_t others = writes_ - th.own_writes;
+  if (access.kind != AccessKind::kLoad) {
+    ++writes_;
+    ++th.own_writes;
+  }
+  if (others != th.window_others || th.op != th.window_op) {
+    th.window_others = others;
+    th.window_op = th.op;
+    th.window_size = 0;
+  }
+  const std::uint64_t point =
+      (reinterpret_cast<std::uintptr_t>(access.where.file_name()) ^
+       (std::uint64_t{access.where.line()} << 48)) +
+      reinterpret_cast<std::uintptr_t>(access.address) * 0x9E3779B97F4A7C15ULL;
+  for (std::uint8_t i = 0; i < th.window_size; ++i) {
+    if (th.window_points[i] != point) continue;
+    if (++th.window_visits[i] < kSpinVisits) return false;
+    th.window_size = 0;
+    return true;
+  }
+  if (th.window_size < th.window_points.size()) {
+    th.window_points[th.window_size] = point;
+    th.window_visits[th.window_size] = 1;
+    ++th.window_size;
+  }
+  return false;
 }
 
 void Executor::Impl::after_access(const Access&, const std::string& read,
@@ -825,6 +982,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
     builder_->reserve(calls, 2 * calls);  // no regrowth of the history while it is recorded
   }
   threads_.clear();
+  slots_.clear();
   file_cache_.clear();
   object_names_.clear();
   objects_of_type_.clear();
@@ -832,36 +990,57 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   offers_.clear();
   sequential_steps_ = 0;
   steps_ = 0;
+  writes_ = 0;
   aborting_ = false;
   priming_ = false;
   error_ = nullptr;
+  phase_ = Phase::kSetup;
+  running_ = 0;  // the caller's stack (main_slot() while there are no threads)
+  fault_ = Fault{};
+  faults_in_run_ = 0;
+  scheduler_begun_ = false;
 
-  // The object's constructor is the user's code: its exception is a problem of the target, said
-  // as such, not an internal error of the executor.
-  // Watched from the constructor to the end of Pr (also when it throws).
+  // Watched from the constructor to the end of the destructor (also when it throws).
   progress_.beat(RunProgress::kConstructor, nullptr, nullptr, 0);
+  progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
   progress_.start(options.history_seed);
   struct NotRunning {
     RunProgress& progress;
     ~NotRunning() { progress.running.store(false, std::memory_order_relaxed); }
   } not_running_after{progress_};
-  try {
-    object_ = factory();
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("the object's constructor threw: ") +
-                                history::printable(e.what()));
-  }
-  if (!object_) throw std::invalid_argument("the object factory returned no object");
-  scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
-  {
-    ScopedContext installed(this);
-    if (run_sequential(workload.setup, Phase::kSetup)) {
-      phase_ = Phase::kConcurrent;
-      run_concurrent(workload);
-      if (!aborting_) run_sequential(workload.reveal, Phase::kReveal);
+
+  ensure_alternate_signal_stack();
+  // Nothing below is changed between sigsetjmp and a siglongjmp back to it but members.
+  struct Recoverable {
+    Impl& executor;
+    Impl* outer;
+    ExecutionContext* context;
+    ~Recoverable() {
+      executor.recoverable_ = false;
+      current_ = outer;
+    }
+  } recoverable{*this, current_, detail::current_context};
+  current_ = this;
+  recoverable_ = true;
+  if (sigsetjmp(recovery_, 1) == 0) {
+    run_object(factory, workload, scheduler);
+  } else {
+    // Back from code on this stack that faulted (or stalled): whatever ran there is left as it
+    // is. The object is leaked: its state may be corrupt, and its destructor may be what failed.
+    detail::current_context = recoverable.context;
+    for (Slot& slot : slots_) {
+      if (slot.suspended) abandon(std::move(slot.suspended));
+    }
+    (void)object_.release();
+    settle_fault();
+    constructing_ = false;
+    destroying_ = false;
+    if (!scheduler_begun_) {
+      scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
+      scheduler_begun_ = true;
     }
   }
-  object_.reset();  // natively: its destructor may walk its shared structure
+  recoverable_ = false;
   if (error_) std::rethrow_exception(error_);
   if (options.describe_schedule) scheduler.end(run.schedule);
   decisions_hint_ = run.schedule.decisions.size();
@@ -870,10 +1049,235 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   return run;
 }
 
+void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& workload,
+                                Scheduler& scheduler) {
+  // The object's constructor is the user's code: its exception is a problem of the target, said
+  // as such, not an internal error of the executor.
+  constructing_ = true;
+  try {
+    object_ = factory();
+  } catch (const std::exception& e) {
+    constructing_ = false;
+    throw std::invalid_argument(std::string("the object's constructor threw: ") +
+                                history::printable(e.what()));
+  }
+  constructing_ = false;
+  if (!object_) throw std::invalid_argument("the object factory returned no object");
+  scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
+  scheduler_begun_ = true;
+  {
+    ScopedContext installed(this);
+    if (run_sequential(workload.setup, Phase::kSetup)) {
+      phase_ = Phase::kConcurrent;
+      run_concurrent(workload);
+      if (!aborting_) run_sequential(workload.reveal, Phase::kReveal);
+    }
+  }
+  destroying_ = true;
+  object_.reset();  // natively: its destructor may walk its shared structure
+  destroying_ = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults of the object under test.
+
+namespace {
+
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr int kTerminated = -2;  // Fault::signal for std::terminate
+struct sigaction previous_actions[NSIG];
+std::terminate_handler previous_terminate = nullptr;
+
+const char* fault_name(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+      return "SIGSEGV (segmentation fault: an invalid memory access)";
+    case SIGBUS:
+      return "SIGBUS (bus error: an invalid memory access)";
+    case SIGFPE:
+      return "SIGFPE (arithmetic fault: a division by zero or overflow)";
+    case SIGILL:
+      return "SIGILL (illegal instruction)";
+    case SIGABRT:
+      return "SIGABRT (abort: a failed assertion or std::abort)";
+    case kTerminated:
+      return "std::terminate (an exception left a noexcept function, or nothing caught it)";
+    default:
+      return "a signal";
+  }
+}
+
+// Signal handlers run on an alternate stack, so that a logical thread that overflows its stack
+// can be recovered from. Kept for the thread's life; one that another runtime (a sanitizer)
+// installed is used as it is.
+void ensure_alternate_signal_stack() {
+  struct AlternateStack {
+    std::unique_ptr<char[]> memory;
+    bool checked = false;
+    ~AlternateStack() {
+      if (!memory) return;
+      stack_t off{};
+      off.ss_flags = SS_DISABLE;
+      sigaltstack(&off, nullptr);
+    }
+  };
+  static thread_local AlternateStack alternate;
+  if (alternate.checked) return;
+  alternate.checked = true;
+  constexpr std::size_t kBytes = 256 * 1024;
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0 &&
+      current.ss_size >= 64 * 1024) {
+    return;
+  }
+  alternate.memory = std::make_unique<char[]>(kBytes);
+  stack_t stack{};
+  stack.ss_sp = alternate.memory.get();
+  stack.ss_size = kBytes;
+  if (sigaltstack(&stack, nullptr) != 0) alternate.memory.reset();
+}
+
+}  // namespace
+
+void Executor::Impl::install_fault_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = &Impl::on_signal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    for (int signal : kFaultSignals) sigaction(signal, &action, &previous_actions[signal]);
+    sigaction(stall_signal(), &action, &previous_actions[stall_signal()]);
+    previous_terminate = std::set_terminate(&Impl::on_terminate);
+  });
+}
+
+void Executor::Impl::on_signal(int signal, siginfo_t* info, void* context) {
+  Impl* self = current_;
+  const bool ours = self != nullptr && self->recoverable_ && self->fault_.signal == -1 &&
+                    self->faults_in_run_ < kMaxFaultsPerRun;
+  if (signal == stall_signal()) {
+    // Only for the run the watchdog saw stall: a late signal finds the beats moved on.
+    if (ours && info != nullptr &&
+        reinterpret_cast<std::uintptr_t>(info->si_value.sival_ptr) ==
+            self->progress_.beats.load(std::memory_order_relaxed)) {
+      self->recover(signal);
+    }
+    return;
+  }
+  if (ours) self->recover(signal);
+  // Not the object's fault in a run: what was there before handles it.
+  const struct sigaction& previous = previous_actions[signal];
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(signal, info, context);
+    return;
+  }
+  if (previous.sa_handler == SIG_IGN) return;
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != nullptr) {
+    previous.sa_handler(signal);
+    return;
+  }
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
+  raise(signal);  // delivered once this handler returns (a fault recurs at once anyway)
+}
+
+void Executor::Impl::on_terminate() {
+  Impl* self = current_;
+  if (self != nullptr && self->recoverable_ && self->fault_.signal == -1 &&
+      self->faults_in_run_ < kMaxFaultsPerRun) {
+    bool stopping = false;
+    if (std::exception_ptr exception = std::current_exception()) {
+      try {
+        std::rethrow_exception(exception);
+      } catch (const AbortRun&) {
+        stopping = true;
+      } catch (...) {
+      }
+      exception = nullptr;
+      // std::terminate took the exception as caught; the frames that would end that are left.
+      abi::__cxa_end_catch();
+    }
+    self->recover(stopping ? 0 : kTerminated);
+  }
+  if (previous_terminate != nullptr) previous_terminate();
+  std::abort();
+}
+
+void Executor::Impl::recover(int signal) {
+  ++faults_in_run_;
+  fault_.signal = signal;
+  fault_.was_aborting = aborting_;
+  fault_.slot = running_;
+  fault_.phase = phase_;
+  fault_.op = sequential_op_;
+  aborting_ = true;
+  if (signal > 0) {
+    // Left without returning from the handler: the signal would stay blocked on this thread.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, signal);
+    pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
+  }
+  if (phase_ == Phase::kConcurrent && running_ < threads_.size()) {
+    // A logical thread: its fiber is left for good, and the run goes on to unwind the others.
+    threads_[running_].status = Status::kFinished;
+    slots_[running_].abandoned = true;
+    Slot& to = slots_[unwind_target()];
+    previous_ = running_;
+    running_ = unwind_target();
+#if defined(LINFAULT_FIBER_ASAN)
+    __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
+#endif
+#if defined(LINFAULT_FIBER_TSAN)
+    __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+    (void)std::move(to.suspended).resume();
+    std::abort();  // unreachable: nothing resumes an abandoned fiber
+  }
+  siglongjmp(recovery_, 1);
+}
+
+void Executor::Impl::settle_fault() {
+  if (fault_.signal == -1) return;
+  const Fault fault = fault_;
+  fault_ = Fault{};
+  if (fault.signal == 0 || fault.was_aborting) return;  // the run has its outcome already
+  std::string who;
+  if (fault.phase == Phase::kConcurrent && fault.slot < threads_.size()) {
+    const Thread& th = threads_[fault.slot];
+    const auto t = static_cast<ThreadId>(fault.slot);
+    if (!th.invoked && th.op < th.calls->size()) record_invoke(t);
+    who = "thread " + std::to_string(t) + ", call " + std::to_string(th.op) + " " +
+          (th.op < th.calls->size() ? (*th.calls)[th.op].to_string() : std::string("?"));
+  } else if (constructing_) {
+    who = "the object's constructor";
+  } else if (destroying_) {
+    who = "the object's destructor";
+  } else {
+    who = std::string(phase_name(fault.phase)) + " call " + std::to_string(fault.op);
+  }
+  if (fault.signal == stall_signal()) {
+    const double seconds = static_cast<double>(stall_limit().count()) / 1000;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", seconds);
+    run_->outcome = RunOutcome::kLivelock;
+    run_->message = who + " reached no scheduling point for " + limit +
+                    " s (it loops on state linfault does not control, or never returns) and was "
+                    "abandoned. LINFAULT_STALL_SECONDS sets the limit";
+  } else {
+    run_->outcome = RunOutcome::kCrash;
+    run_->message = who + ": the object crashed with " + fault_name(fault.signal);
+  }
+}
+
 Executor::Executor(std::size_t stack_bytes) : impl_(std::make_unique<Impl>(stack_bytes)) {}
 Executor::~Executor() = default;
 
 void Executor::recycle(Run&& spent) { impl_->recycle(std::move(spent)); }
+std::vector<std::string> Executor::weak_order_sites() const { return impl_->weak_order_sites(); }
 
 Run Executor::execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
                       const ExecutionOptions& options) {

@@ -29,10 +29,24 @@
 // call waits for a lock left locked or for a notify); kLivelock when the run passes
 // ExecutionOptions::max_steps scheduling points (or a Ps/Pr call that many accesses) — a livelock
 // or non-termination turned into a report, never a hang, provided the object keeps making
-// instrumented accesses; kCrash when an operation throws (Run::message says which). A cut-short
+// instrumented accesses; kCrash when an operation throws, or the object's code faults (a signal
+// such as SIGSEGV, or std::terminate: see Faults below); Run::message says which. A cut-short
 // run's unfinished operations stay pending in the History, and Pr is skipped. When the run is
 // aborted, suspended threads are unwound (their destructors run; their accesses no longer switch
 // threads).
+//
+// Faults: while an execution runs the object's code (its constructor, Ps, Pc, Pr, its
+// destructor), a SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT on the executor's OS thread, or
+// std::terminate, ends the run as kCrash naming the signal and the call, instead of ending the
+// process; code that makes no scheduling point for the stall limit (dpct/watchdog.h) ends it as
+// kLivelock. The faulting code is abandoned, never resumed or unwound: a logical thread's fiber
+// is left (the other threads are unwound as in any cut-short run), code on the caller's stack is
+// left by siglongjmp, and the object is then leaked, not destroyed. A run that is being stopped
+// and whose unwinding reaches a noexcept frame (a spin lock's noexcept lock()) is left the same
+// way, and keeps the outcome it had. The executor installs handlers for these signals and for
+// std::terminate once per process; outside its runs they defer to what was installed before.
+// Recovery is in-process: memory the abandoned code allocated is leaked, and an object that
+// corrupted the heap may still bring the process down later.
 //
 // Object names (ExecutionOptions::record_trace): TraceStep::read/written show a pointer to an
 // object as "<type>#<k>" (dpct::render_value): <type> the pointee's short lower-case name
@@ -140,18 +154,10 @@ struct Run {
 
 class Executor {
  public:
-  static constexpr std::size_t kDefaultStackBytes =
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-      1024 * 1024;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-      1024 * 1024;
-#else
-      64 * 1024;
-#endif
-#else
-      64 * 1024;
-#endif
+  // Each logical thread's stack. Reserved, not committed: only the pages a thread touches cost
+  // memory, so it is large enough for what real code puts on a stack (a thread that overflows it
+  // ends its run as a crash).
+  static constexpr std::size_t kDefaultStackBytes = 1024 * 1024;
 
   explicit Executor(std::size_t stack_bytes = kDefaultStackBytes);
   ~Executor();
@@ -162,6 +168,10 @@ class Executor {
   // the factory returns no object. A workload with no concurrent threads is fine (Ps and Pr run).
   Run execute(const ObjectFactory& factory, const Workload& workload, Scheduler& scheduler,
               const ExecutionOptions& options = {});
+  // The access sites ("file.cc:12", sorted) whose memory order was weaker than seq_cst in any
+  // execution of this executor so far (a compare-exchange's failure order included). Controlled
+  // execution is sequentially consistent, so what such orders allow was not explored there.
+  std::vector<std::string> weak_order_sites() const;
   // Gives back a run no longer needed: the next execute() records into its buffers (history,
   // decisions, points) instead of allocating new ones. Optional; for callers running many.
   void recycle(Run&& spent);

@@ -319,43 +319,173 @@ class UninstrumentedSpin final : public ObjectUnderTest {
   std::atomic<bool> plain_{false};
 };
 
-TEST(ExecutorTest, TheWatchdogReportsARunThatReachesNoSchedulingPoint) {
-  std::vector<std::string> reports;
+// The watchdog signals the executor's thread, which abandons the spinning fiber: the run ends as
+// a livelock that names the call, and the executor runs the next workload as usual.
+TEST(ExecutorTest, ARunThatReachesNoSchedulingPointEndsAsALivelockAndTheNextRunIsFine) {
   Workload w;
   w.threads = {{call("set")}, {call("wait", {7})}};
   // Thread 1 first: it spins before thread 0 can set the flag.
   ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
-  ExecutionOptions options;
-  options.history_seed = 17;
+  Executor executor;
   dpct::Run run;
   {
     const fixtures::StallCapture stalls(UninstrumentedSpin::released);
-    run = execute(factory_of<UninstrumentedSpin>(), w, scripted, options);
-    reports = stalls.reports();
+    run = executor.execute(factory_of<UninstrumentedSpin>(), w, scripted);
+    EXPECT_TRUE(stalls.reports().empty());  // not the process-ending path
   }
-  EXPECT_EQ(run.outcome, RunOutcome::kOk) << run.message;
-  ASSERT_EQ(reports.size(), 1u);
-  EXPECT_NE(reports[0].find("a controlled run (history seed 17) reached no scheduling point for "
-                            "0.3 s: thread 1's call wait(7) runs on since its access at "),
+  EXPECT_EQ(run.outcome, RunOutcome::kLivelock);
+  EXPECT_NE(run.message.find("thread 1, call 0 wait(7) reached no scheduling point for 0.3 s"),
             std::string::npos)
-      << reports[0];
-  EXPECT_NE(reports[0].find("executor_test.cc:"), std::string::npos) << reports[0];
-  EXPECT_NE(reports[0].find("plain std::atomic"), std::string::npos) << reports[0];
+      << run.message;
+  EXPECT_EQ(run.history.size(), 1u);  // thread 0 never ran; thread 1's wait is pending
+
+  Workload plain;
+  plain.threads = {{call("set")}, {call("set")}};
+  RandomScheduler random(3);
+  const dpct::Run next = executor.execute(factory_of<UninstrumentedSpin>(), plain, random);
+  EXPECT_EQ(next.outcome, RunOutcome::kOk) << next.message;
 }
 
-TEST(ExecutorTest, ByDefaultAStalledRunEndsTheProcessWithOneLineAndExitCodeTwo) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts its own watchdog
+// Faults of the object under test end the run, not the process.
+class Faulty final : public ObjectUnderTest {
+ public:
+  enum class Fault { kNone, kSegfaultInPc, kAbortInPr, kTerminate, kLoopingDestructor };
+  explicit Faulty(Fault fault) : fault_(fault) {}
+  ~Faulty() override {
+    if (fault_ == Fault::kLoopingDestructor) {
+      while (!stop_.load(std::memory_order_relaxed)) {
+      }
+    }
+  }
+  Value invoke(const Call& c) override {
+    counter_.fetch_add(1);
+    if (c.method == "crash" && fault_ == Fault::kSegfaultInPc) {
+      volatile int* nowhere = nullptr;
+      return Value(static_cast<std::int64_t>(*nowhere));
+    }
+    if (c.method == "crash" && fault_ == Fault::kAbortInPr) std::abort();
+    if (c.method == "crash" && fault_ == Fault::kTerminate) throw_from_noexcept();
+    return Value(static_cast<std::int64_t>(counter_.load()));
+  }
+
+ private:
+  static void throws() { throw std::runtime_error("escaped"); }
+  static void throw_from_noexcept() noexcept { throws(); }
+  Fault fault_;
+  Atomic<int> counter_{0};
+  std::atomic<bool> stop_{false};
+};
+
+TEST(ExecutorTest, ASegfaultInAThreadIsACrashNamingTheSignalAndTheExecutorGoesOn) {
   Workload w;
-  w.threads = {{call("set")}, {call("wait")}};
-  EXPECT_EXIT(
-      {
-        set_stall_limit(std::chrono::milliseconds(300));
-        ScriptedScheduler scripted({{1, ScriptedScheduler::kUntilDone}});
-        execute(factory_of<UninstrumentedSpin>(), w, scripted);
-      },
-      testing::ExitedWithCode(kStallExitCode),
-      "^linfault: a controlled run reached no scheduling point for 0.3 s: thread 1's call "
-      "wait\\(\\)");
+  w.threads = {{call("inc"), call("crash")}, {call("inc"), call("inc")}};
+  w.reveal = {call("inc")};
+  Executor executor;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RandomScheduler random(seed);
+    const dpct::Run run = executor.execute(
+        [] { return std::make_unique<Faulty>(Faulty::Fault::kSegfaultInPc); }, w, random);
+    ASSERT_EQ(run.outcome, RunOutcome::kCrash) << seed;
+    EXPECT_NE(run.message.find("thread 0, call 1 crash(): the object crashed with SIGSEGV"),
+              std::string::npos)
+        << run.message;
+    // The crashing call is pending; Pr did not run.
+    std::size_t pending = 0;
+    for (const history::Operation& op : run.history.operations()) {
+      pending += op.outcome == Outcome::kPending;
+    }
+    EXPECT_GE(pending, 1u);
+  }
+  RandomScheduler random(1);
+  const dpct::Run fine =
+      executor.execute([] { return std::make_unique<Faulty>(Faulty::Fault::kNone); }, w, random);
+  EXPECT_EQ(fine.outcome, RunOutcome::kOk) << fine.message;
+}
+
+TEST(ExecutorTest, AnAbortInPrAndAnExceptionLeavingNoexceptAreCrashes) {
+  Workload w;
+  w.threads = {{call("inc")}, {call("inc")}};
+  w.reveal = {call("crash")};
+  Executor executor;
+  RandomScheduler random(1);
+  const dpct::Run aborted = executor.execute(
+      [] { return std::make_unique<Faulty>(Faulty::Fault::kAbortInPr); }, w, random);
+  EXPECT_EQ(aborted.outcome, RunOutcome::kCrash);
+  EXPECT_NE(aborted.message.find("reveal call 0: the object crashed with SIGABRT"),
+            std::string::npos)
+      << aborted.message;
+
+  w.reveal.clear();
+  w.threads[1].push_back(call("crash"));
+  const dpct::Run terminated = executor.execute(
+      [] { return std::make_unique<Faulty>(Faulty::Fault::kTerminate); }, w, random);
+  EXPECT_EQ(terminated.outcome, RunOutcome::kCrash);
+  EXPECT_NE(terminated.message.find("thread 1, call 1 crash(): the object crashed with "
+                                    "std::terminate"),
+            std::string::npos)
+      << terminated.message;
+}
+
+TEST(ExecutorTest, ADestructorThatNeverReturnsEndsTheRunAsALivelockAndKeepsItsHistory) {
+  Workload w;
+  w.threads = {{call("inc")}, {call("inc")}};
+  w.reveal = {call("get")};
+  std::atomic<bool> unused{false};
+  const fixtures::StallCapture stalls(unused);
+  Executor executor;
+  RandomScheduler random(1);
+  const dpct::Run run = executor.execute(
+      [] { return std::make_unique<Faulty>(Faulty::Fault::kLoopingDestructor); }, w, random);
+  EXPECT_EQ(run.outcome, RunOutcome::kLivelock);
+  EXPECT_NE(run.message.find("the object's destructor reached no scheduling point"),
+            std::string::npos)
+      << run.message;
+  ASSERT_EQ(run.history.size(), 3u);
+  EXPECT_EQ(run.history.operations()[2].result, Value(std::int64_t{3}));
+}
+
+// A spin lock whose lock() is noexcept, and whose holder never unlocks ("leak"): the run is cut
+// at the step cap, and stopping it must not throw through lock() into std::terminate.
+class NoexceptSpinLock final : public ObjectUnderTest {
+ public:
+  Value invoke(const Call& c) override {
+    lock();
+    const auto v = static_cast<std::int64_t>(value_.fetch_add(1));
+    if (c.method != "leak") unlock();
+    return Value(v);
+  }
+
+ private:
+  void lock() noexcept {
+    while (held_.exchange(true, std::memory_order_acquire)) {
+    }
+  }
+  void unlock() noexcept { held_.store(false, std::memory_order_release); }
+  Atomic<bool> held_{false};
+  Atomic<int> value_{0};
+};
+
+TEST(ExecutorTest, StoppingARunInsideANoexceptSpinLockLeavesTheThreadWithoutTerminating) {
+  Workload w;
+  w.setup = {call("leak")};  // leaves the lock held
+  w.threads = {{call("inc")}, {call("inc"), call("inc")}, {call("inc")}};
+  Executor executor;
+  ExecutionOptions options;
+  options.max_steps = 2000;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    PctScheduler pct(PctOptions{.seed = seed, .depth = 2, .steps = 40});
+    const dpct::Run run = executor.execute(factory_of<NoexceptSpinLock>(), w, pct, options);
+    EXPECT_EQ(run.outcome, RunOutcome::kLivelock)
+        << seed << ": " << run.message << " steps " << run.steps << " ops " << run.history.size();
+  }
+  // And the same lock used correctly: never a livelock under PCT, whose highest-priority thread
+  // would spin for ever if the executor did not see it spin.
+  w.setup.clear();
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    PctScheduler pct(PctOptions{.seed = seed, .depth = 3, .steps = 40});
+    const dpct::Run run = executor.execute(factory_of<NoexceptSpinLock>(), w, pct, options);
+    ASSERT_EQ(run.outcome, RunOutcome::kOk) << seed << ": " << run.message;
+  }
 }
 
 TEST(ExecutorTest, ExceptionInAnOperationIsACrash) {

@@ -323,7 +323,12 @@ class Atomic {
 
   static constexpr bool is_always_lock_free = std::atomic<T>::is_always_lock_free;
 
-  constexpr Atomic() noexcept(std::is_nothrow_default_constructible_v<T>) : value_(T{}) {}
+  // Defaulted like std::atomic's, so construction leaves memory exactly as std::atomic<T> does:
+  // `Atomic<T> a;` runs std::atomic<T>'s default member initializer, T() in place (zero for a
+  // trivial T; a user-provided constructor that sets nothing keeps the bytes already there, as
+  // Boost.Lockfree's tagged pointers over recycled nodes expect), and `Atomic<T> a{};` zeroes
+  // first, as value-initializing std::atomic<T> does.
+  Atomic() = default;
   // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point.
   constexpr Atomic(T initial) noexcept : value_(initial) {}  // NOLINT(google-explicit-constructor)
   Atomic(const Atomic&) = delete;

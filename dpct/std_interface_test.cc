@@ -10,11 +10,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
+#include <new>
 #include <set>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -211,6 +214,66 @@ TEST(StdInterfaceTest, OperatorResultsAndAssignmentMatchStdAtomic) {
   Atomic<double> real = 1.5;
   EXPECT_EQ(real.fetch_add(1.0), 1.5);
   EXPECT_EQ(real += 0.5, 3.0);
+}
+
+// Construction leaves memory exactly as std::atomic<T>'s does, over bytes that are already there
+// (placement-new over recycled memory): default-initialization runs T() in place, and
+// value-initialization zeroes first.
+struct Tagged {  // Boost.Lockfree's tagged_ptr: a user-provided constructor that sets nothing
+  Tagged() noexcept {}  // NOLINT(modernize-use-equals-default): the point of the test
+  std::uint32_t index;
+  std::uint16_t tag;
+};
+struct Plain {
+  std::uint32_t a;
+  std::uint16_t b;
+};
+struct WithValue {
+  std::uint32_t a = 7;
+  std::uint16_t b = 9;
+};
+
+template <class Wrapper, bool kValueInitialize>
+std::vector<unsigned char> bytes_after_construction() {
+  alignas(16) unsigned char memory[64];
+  std::memset(memory, 0xA5, sizeof memory);
+  // The old bytes are seen by code the compiler cannot look into (as a recycled node's are).
+  asm volatile("" : : "r"(memory) : "memory");
+  Wrapper* object = kValueInitialize ? new (memory) Wrapper() : new (memory) Wrapper;
+  asm volatile("" : : "r"(memory) : "memory");
+  // Read as volatile: the compiler takes bytes a constructor did not set for indeterminate.
+  const volatile unsigned char* raw = memory;
+  std::vector<unsigned char> bytes(sizeof(Wrapper));
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = raw[i];
+  object->~Wrapper();
+  // Destruction leaves the bytes too (both destructors are trivial).
+  for (std::size_t i = 0; i < bytes.size(); ++i) EXPECT_EQ(raw[i], bytes[i]);
+  return bytes;
+}
+
+template <class T>
+void expect_same_bytes_as_std_atomic() {
+  static_assert(sizeof(Atomic<T>) == sizeof(std::atomic<T>));
+  static_assert(alignof(Atomic<T>) == alignof(std::atomic<T>));
+  static_assert(std::is_trivially_destructible_v<Atomic<T>>);
+  static_assert(!std::is_copy_constructible_v<Atomic<T>> && !std::is_copy_assignable_v<Atomic<T>>);
+  EXPECT_EQ((bytes_after_construction<Atomic<T>, false>()),
+            (bytes_after_construction<std::atomic<T>, false>()));
+  EXPECT_EQ((bytes_after_construction<Atomic<T>, true>()),
+            (bytes_after_construction<std::atomic<T>, true>()));
+}
+
+TEST(StdInterfaceTest, ConstructionLeavesTheBytesStdAtomicLeaves) {
+  expect_same_bytes_as_std_atomic<Tagged>();
+  expect_same_bytes_as_std_atomic<Plain>();
+  expect_same_bytes_as_std_atomic<WithValue>();
+  expect_same_bytes_as_std_atomic<int>();
+  expect_same_bytes_as_std_atomic<void*>();
+  // The case Boost.Lockfree depends on: the tag a recycled node held is still there.
+  const std::vector<unsigned char> kept = bytes_after_construction<Atomic<Tagged>, false>();
+  EXPECT_TRUE(std::all_of(kept.begin(), kept.end(), [](unsigned char b) { return b == 0xA5; }));
+  EXPECT_EQ((bytes_after_construction<AtomicFlag, false>()),
+            (bytes_after_construction<std::atomic_flag, false>()));
 }
 
 TEST(StdInterfaceTest, PointersMoveByElements) {

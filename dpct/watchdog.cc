@@ -1,5 +1,7 @@
 #include "dpct/watchdog.h"
 
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -105,6 +107,11 @@ class Watchdog {
     handler_ = std::move(handler);
   }
 
+  std::chrono::milliseconds limit() {
+    std::lock_guard lock(mutex_);
+    return limit_;
+  }
+
   void set_limit(std::chrono::milliseconds limit) {
     std::lock_guard lock(mutex_);
     limit_ = limit;
@@ -141,7 +148,14 @@ class Watchdog {
           }
           if (limit_.count() > 0 && !seen.reported && now - seen.since >= limit_) {
             seen.reported = true;
-            stalls.push_back(describe_stall(*progress, limit_));
+            if (progress->interruptible.load(std::memory_order_relaxed)) {
+              sigval value{};
+              value.sival_ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(beats));
+              pthread_sigqueue(progress->os_thread.load(std::memory_order_relaxed), stall_signal(),
+                               value);
+            } else {
+              stalls.push_back(describe_stall(*progress, limit_));
+            }
           }
         }
         handler = handler_;
@@ -167,6 +181,9 @@ class Watchdog {
 };
 
 }  // namespace
+
+int stall_signal() { return SIGRTMIN + 3; }
+std::chrono::milliseconds stall_limit() { return Watchdog::instance().limit(); }
 
 void watch(RunProgress* progress) { Watchdog::instance().watch(progress); }
 void unwatch(RunProgress* progress) { Watchdog::instance().unwatch(progress); }

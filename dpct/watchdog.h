@@ -10,7 +10,9 @@
 // quarter of a second. When a run has made no access for the stall limit, the watchdog calls the
 // stall handler with a message naming the thread, the call and the last access; the default
 // handler prints it on stderr ("linfault: error: ...") and exits with kStallExitCode, because the
-// spinning fiber cannot be unwound.
+// spinning fiber cannot be unwound. A controlled executor marks its progress interruptible
+// instead: the watchdog then signals the executor's own thread, which abandons the stalled code
+// and ends that run as a livelock (the campaign goes on).
 //
 // The limit is LINFAULT_STALL_SECONDS from the environment (read once, when the watchdog starts;
 // 0 turns it off), else kDefaultStallSeconds. Time the whole process spends stopped (at a
@@ -28,6 +30,7 @@
 #ifndef LINFAULT_DPCT_WATCHDOG_H_
 #define LINFAULT_DPCT_WATCHDOG_H_
 
+#include <pthread.h>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -70,6 +73,12 @@ struct RunProgress {
   // Native runs (dpct/native.h) beat at every invocation and response, from several threads.
   void native_beat(std::uint64_t stamp) { beats.store(stamp + 1, std::memory_order_relaxed); }
 
+  // Set by an executor that can end a stalled run itself (dpct/executor.h): the watchdog then
+  // sends stall_signal() to `os_thread`, with the beats it saw as the signal's value, instead of
+  // calling the stall handler.
+  std::atomic<bool> interruptible{false};
+  std::atomic<pthread_t> os_thread{};
+
   std::atomic<bool> running{false};
   std::atomic<bool> has_seed{false};
   std::atomic<std::uint64_t> seed{0};
@@ -80,6 +89,12 @@ struct RunProgress {
   std::atomic<const char*> last_file{nullptr};
   std::atomic<std::uint32_t> last_line{0};
 };
+
+// The signal that asks an interruptible executor's thread to end its stalled run (a real-time
+// signal; its value is the beat count the watchdog saw, so a late one is recognised).
+int stall_signal();
+// The stall limit in force (zero: no limit).
+std::chrono::milliseconds stall_limit();
 
 // Watches `progress` until unwatch; starts the watchdog's thread the first time.
 void watch(RunProgress* progress);

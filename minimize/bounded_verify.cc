@@ -261,6 +261,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
     return result;
   }
   result.seconds = seconds_since(start);
+  result.weak_order_sites = executor.weak_order_sites();
   if (timed_out) {
     result.verdict = BoundedVerdict::kInconclusive;
     result.inconclusive_reason = "time limit reached";

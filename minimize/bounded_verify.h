@@ -104,6 +104,9 @@ struct BoundedVerifyResult {
   // minimizer.
   std::optional<detect::SavedRun> failing;
   std::string failure;  // kNotLinearizable, kFails: one line, why the run fails
+  // dpct::Executor::weak_order_sites of every run: what a verdict that finds nothing says it did
+  // not explore (detect::weak_order_note).
+  std::vector<std::string> weak_order_sites;
 };
 
 // Throws std::invalid_argument for options that cannot work (no threads, no calls per thread, no

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -72,6 +73,8 @@ Options options_for_current_test(Options options) {
   if (result.violation) return ::testing::AssertionFailure() << "\n" << result.report;
   // Nothing was interleaved: a pass would say the object is linearizable when nothing was tested.
   if (!result.warning.empty()) return ::testing::AssertionFailure() << "\n" << result.report;
+  // A pass says nothing of memory orders: printed, since a success message is not.
+  if (!result.note.empty()) std::cerr << "linfault: note: " << result.note << std::endl;
   return ::testing::AssertionSuccess() << result.report;
 }
 

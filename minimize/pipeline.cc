@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -85,6 +86,11 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
     f.histories += report.histories;
     f.violations += report.violations;
     f.without_shared_access += report.without_shared_access;
+    std::vector<std::string> merged;
+    std::set_union(f.weak_order_sites.begin(), f.weak_order_sites.end(),
+                   report.weak_order_sites.begin(), report.weak_order_sites.end(),
+                   std::back_inserter(merged));
+    f.weak_order_sites = std::move(merged);
     f.total_ms += report.avg_ms * static_cast<double>(report.histories);
     for (const detect::SavedRun* run : report.failing_runs()) {
       // A violation first; a deadlock, livelock or crash only when there is none.
@@ -368,6 +374,8 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
            << ")";
     result.warning = detect::no_interleaving_warning(target, f.histories, f.without_shared_access);
     if (!result.warning.empty()) report << "\nwarning: " << result.warning;
+    result.note = detect::weak_order_note(target, f.weak_order_sites);
+    if (!result.note.empty()) report << "\nnote: " << result.note;
     result.report = report.str();
     return result;
   }

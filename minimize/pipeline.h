@@ -56,6 +56,8 @@ struct FirstFailure {
   bool time_budget_hit = false;                // stopped by `seconds` before `histories` ran
   // detect::DetectionReport::without_shared_access, summed over the batches.
   std::uint64_t without_shared_access = 0;
+  // detect::DetectionReport::weak_order_sites, merged over the batches.
+  std::vector<std::string> weak_order_sites;
 };
 
 // The batch size of detect_first_failure for `jobs` worker threads.
@@ -149,6 +151,8 @@ struct CheckResult {
   // detect::no_interleaving_warning when no history reached a shared access linfault controls
   // (nothing was interleaved: a pass means nothing); "" otherwise. The report ends with it.
   std::string warning;
+  // detect::weak_order_note when nothing was found; "" otherwise. The report ends with it.
+  std::string note;
   std::optional<std::uint64_t> failing_seed;
   std::optional<TargetMinimization> minimization;  // set when violation
   std::string testcase_path;                       // written files ("" when none)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,40 @@ TEST_F(DetectCliTest, FindsTheTreiberBugSavesTheRunsAndReportsJson) {
           "--json --k " +
           k + " --seed " + std::to_string(summary["first_failing_seed"].get<int>()));
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+}
+
+// --out keeps the failing runs of the lowest seeds up to --keep-runs, whatever order two workers
+// find them in, and counts the rest.
+TEST_F(DetectCliTest, KeepRunsBoundsTheSavedRunsToTheLowestSeeds) {
+  const fs::path all = dir_ / "all";
+  const RunResult every =
+      run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 200 --jobs 2 "
+          "--json --out '" +
+          all.string() + "'");
+  ASSERT_EQ(every.exit_code, 1) << every.out << every.err;
+  const nlohmann::json whole = nlohmann::json::parse(every.out);
+  const std::size_t failing = whole["saved"].size();
+  ASSERT_GT(failing, 3u);
+
+  const fs::path three = dir_ / "three";
+  const RunResult kept =
+      run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 200 --jobs 2 "
+          "--keep-runs 3 --out '" +
+          three.string() + "'");
+  ASSERT_EQ(kept.exit_code, 1) << kept.out << kept.err;
+  std::vector<std::string> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(three)) {
+    if (entry.path().filename() != "summary.json") files.push_back(entry.path().filename());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> lowest;
+  for (std::size_t i = 0; i < 3; ++i) lowest.push_back(fs::path(whole["saved"][i]).filename());
+  std::sort(lowest.begin(), lowest.end());
+  EXPECT_EQ(files, lowest);
+  EXPECT_NE(kept.out.find("saved:              3 of " + std::to_string(failing) +
+                          " failing runs (those of the lowest seeds: --keep-runs 3)"),
+            std::string::npos)
+      << kept.out;
 }
 
 TEST_F(DetectCliTest, CorrectTargetExitsZeroWithAHumanSummary) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "detect/driver.h"
 #include "history/json_format.h"
 #include "minimize/bounded_verify.h"
 #include "minimize/pipeline.h"
@@ -206,6 +207,7 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
     const bool proven = result.verdict == minimize::BoundedVerdict::kLinearizable;
     if (args.json) {
       if (!proven) report["reason"] = result.inconclusive_reason;
+      report["weak_order_sites"] = result.weak_order_sites;
       std::cout << history::json_text(report) << std::endl;
     } else if (proven) {
       std::cout << "linearizable in all " << bound_sentence(result, options) << "\n";
@@ -213,6 +215,8 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
       std::cout << "inconclusive (" << result.inconclusive_reason << "): no failure in "
                 << bound_sentence(result, options, /*of_total=*/true) << "\n";
     }
+    const std::string note = detect::weak_order_note(target, result.weak_order_sites);
+    if (!note.empty()) std::cerr << tool_name() << ": note: " << note << std::endl;
     throw CLI::RuntimeError(proven ? kExitSuccess : kExitUnknown);
   }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -36,6 +37,7 @@ struct DetectArguments : DetectionArguments {
   bool stop_at_first = false;
   double time_limit_seconds = 0;
   std::string shard;
+  std::uint64_t keep_runs = 100;
 };
 
 // How often the summary of a running campaign is rewritten.
@@ -96,26 +98,33 @@ class ResultWriter {
     last_summary_ = Clock::now();
   }
 
-  std::uint64_t saved() const { return saved_; }
-  std::string first_saved() const { return first_saved_ ? first_saved_->second : ""; }
-  std::vector<std::string> paths() {
-    std::sort(paths_.begin(), paths_.end());
+  std::uint64_t saved() const { return saved_; }  // failing runs, kept or not
+  std::uint64_t kept() const { return kept_.size(); }
+  std::string first_saved() const { return kept_.empty() ? "" : kept_.begin()->second; }
+  std::vector<std::string> paths() const {
     std::vector<std::string> out;
-    for (auto& [index, path] : paths_) out.push_back(std::move(path));
+    for (const auto& [index, path] : kept_) out.push_back(path);
     return out;
   }
 
  private:
   using Clock = std::chrono::steady_clock;
 
+  // Keeps the --keep-runs failing runs of the lowest history indices, whatever order the workers
+  // find them in: a later run of a lower index replaces the highest kept.
   void save(const detect::SavedRun& run) {
     const std::uint64_t index = run.seed - options_.seed;
+    if (kept_.size() >= args_.keep_runs) {
+      if (kept_.empty() || index > kept_.rbegin()->first) return;
+      std::error_code ignored;
+      std::filesystem::remove(kept_.rbegin()->second, ignored);
+      kept_.erase(std::prev(kept_.end()));
+    }
     const std::string path = (std::filesystem::path(args_.out) /
                               (target_.name + "-" + std::to_string(run.seed) + ".json"))
                                  .string();
     detect::write_saved_run(run, path, history::Durability::kProcessSafe);
-    if (!first_saved_ || index < first_saved_->first) first_saved_.emplace(index, path);
-    if (args_.json) paths_.emplace_back(index, path);
+    kept_.emplace(index, path);
   }
 
   const DetectArguments& args_;
@@ -123,8 +132,7 @@ class ResultWriter {
   const detect::DriverOptions& options_;
   Shard shard_;
   std::uint64_t saved_ = 0;
-  std::optional<std::pair<std::uint64_t, std::string>> first_saved_;  // by history index
-  std::vector<std::pair<std::uint64_t, std::string>> paths_;
+  std::map<std::uint64_t, std::string> kept_;      // by history index
   std::optional<Clock::time_point> last_summary_;  // none yet: the first result writes one
 };
 
@@ -173,6 +181,12 @@ void run_detect(const DetectArguments& args) {
         detect::no_interleaving_warning(target, report.done, report.without_shared_access);
     if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
   }
+  std::uint64_t failures = report.violations;
+  for (std::size_t o = 1; o < report.outcomes.size(); ++o) failures += report.outcomes[o];
+  if (failures == 0) {
+    const std::string note = detect::weak_order_note(target, report.weak_order_sites);
+    if (!note.empty()) std::cerr << tool_name() << ": note: " << note << std::endl;
+  }
 
   if (args.json) {
     nlohmann::json out = {{"target", report.target},
@@ -183,6 +197,7 @@ void run_detect(const DetectArguments& args) {
                           {"histories_to_first", report.histories_to_first},
                           {"time_limited", report.time_limited},
                           {"without_shared_access", report.without_shared_access},
+                          {"weak_order_sites", report.weak_order_sites},
                           {"violations", report.violations},
                           {"unknown", report.unknown},
                           {"deadlocks", outcome_count(report, dpct::RunOutcome::kDeadlock)},
@@ -265,8 +280,18 @@ void run_detect(const DetectArguments& args) {
            << "\n";
     }
     if (writer.saved() > 0 && !args.out.empty()) {
-      text << "saved:              " << writer.saved() << " failing run(s) in " << args.out
-           << " (replay with `" << tool_name() << " replay " << writer.first_saved() << "`)\n";
+      text << "saved:              " << writer.kept();
+      if (writer.kept() < writer.saved()) {
+        text << " of " << writer.saved() << " failing runs (those of the lowest seeds: --keep-runs "
+             << args.keep_runs << ")";
+      } else {
+        text << " failing run(s)";
+      }
+      text << " in " << args.out;
+      if (writer.kept() > 0) {
+        text << " (replay with `" << tool_name() << " replay " << writer.first_saved() << "`)";
+      }
+      text << "\n";
     }
     if (!args.out.empty()) {
       text << "summary:            " << (std::filesystem::path(args.out) / kSummaryFile).string()
@@ -308,6 +333,12 @@ void add_detect_command(CLI::App& app) {
                      "and the campaign's counts in DIR/summary.json (rewritten every 2 s and at "
                      "the end; every file is replaced atomically). Without it, failing runs are "
                      "only counted");
+  detect
+      ->add_option("--keep-runs", args->keep_runs,
+                   "With --out, keep at most N failing runs on disk: those of the lowest seeds "
+                   "(the others are counted); 0 keeps none")
+      ->type_name("N")
+      ->capture_default_str();
   add_shard_option(*detect, args->shard, "histories");
   detect
       ->add_option("--time-limit", args->time_limit_seconds,

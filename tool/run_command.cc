@@ -132,6 +132,8 @@ void run_pipeline(RunArguments args) {
           detect::no_interleaving_warning(target, d.histories, d.without_shared_access);
       if (!warning.empty()) std::cerr << tool_name() << ": warning: " << warning << std::endl;
     }
+    const std::string note = detect::weak_order_note(target, d.weak_order_sites);
+    if (!note.empty()) std::cerr << tool_name() << ": note: " << note << std::endl;
     if (!args.out.empty()) {
       write_summary(args.out, run_summary(target, args, options, shard, d, {}));
     }
