@@ -485,6 +485,8 @@ void validate(const targets::Target& target, const DriverOptions& options) {
     if (std::optional<std::string> problem = targets::workload_problem(target, *options.workload)) {
       reject(*problem);
     }
+  } else {
+    (void)targets::thread_roles(target, options.threads);  // throws past the roles' threads
   }
   if (options.scheduler == SchedulerKind::kNative) {
     if (options.heuristic) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -413,6 +414,68 @@ TEST(DriverTest, CountsHistoriesThatReachedNoSharedAccess) {
   const DetectionReport instrumented =
       run_detection(targets::find("treiber_stack"), pct_options(20, 3));
   EXPECT_EQ(instrumented.without_shared_access, 0u);
+}
+
+// A single-producer single-consumer ring: correct with one enqueuing thread and one dequeuing
+// thread, as its contract says; two enqueuers overwrite each other's slot.
+class SpscRing {
+ public:
+  bool enq(std::int64_t v) {
+    const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail - head_.load(std::memory_order_acquire) == kSlots) return false;
+    slots_[tail % kSlots].store(v, std::memory_order_relaxed);
+    tail_.store(tail + 1, std::memory_order_release);
+    return true;
+  }
+  std::optional<std::int64_t> deq() {
+    const std::uint64_t head = head_.load(std::memory_order_relaxed);
+    if (head == tail_.load(std::memory_order_acquire)) return std::nullopt;
+    const std::int64_t v = slots_[head % kSlots].load(std::memory_order_relaxed);
+    head_.store(head + 1, std::memory_order_release);
+    return v;
+  }
+
+ private:
+  static constexpr std::uint64_t kSlots = 64;
+  dpct::Atomic<std::uint64_t> head_{0};
+  dpct::Atomic<std::uint64_t> tail_{0};
+  std::array<dpct::Atomic<std::int64_t>, kSlots> slots_{};
+};
+
+targets::Target spsc_ring(bool with_roles) {
+  targets::Target target;
+  target.name = "spsc_ring";
+  target.model = "queue";
+  target.operations = {{"enq", targets::unique_value(), "enq(v)"},
+                       {"deq", targets::no_arguments(), "deq() -> v"}};
+  if (with_roles) target.roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
+  target.factory =
+      targets::Binding<SpscRing>().method("enq", &SpscRing::enq).method("deq", &SpscRing::deq).factory();
+  return target;
+}
+
+// Roles keep every drawn workload within the object's contract; without them the same object
+// "fails" in workloads it never promised to handle.
+TEST(DriverTest, RolesKeepWorkloadsWithinTheContract) {
+  DriverOptions options = pct_options(300, 4);
+  options.keep_failing_runs = true;
+  const DetectionReport within = run_detection(spsc_ring(true), options);
+  EXPECT_EQ(within.violations, 0u);
+  const DetectionReport outside = run_detection(spsc_ring(false), options);
+  EXPECT_GT(outside.violations, 0u);
+
+  options.threads = 3;
+  EXPECT_THROW(
+      {
+        try {
+          run_detection(spsc_ring(true), options);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("allow at most 2 threads, not 3"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      std::invalid_argument);
 }
 
 // A correct counter whose get() reads with acquire and whose inc() is a relaxed fetch_add.

@@ -13,12 +13,14 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
 #include <cxxabi.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
@@ -38,6 +40,7 @@
 #endif
 #if defined(LINFAULT_FIBER_ASAN)
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
 #endif
 #if defined(LINFAULT_FIBER_TSAN)
 #include <sanitizer/tsan_interface.h>
@@ -96,6 +99,25 @@ namespace {
 struct AbortRun {};
 
 void ensure_alternate_signal_stack();
+
+// An object leaked on purpose (see Faults in executor.h), which LeakSanitizer need not report.
+void ignore_leak(const void* object) {
+#if defined(LINFAULT_FIBER_ASAN)
+  if (object != nullptr) __lsan_ignore_object(object);
+#else
+  (void)object;
+#endif
+}
+
+// Clears AddressSanitizer's marks on stack memory whose frames were left without returning.
+void unpoison(const void* begin, std::size_t bytes) {
+#if defined(LINFAULT_FIBER_ASAN)
+  __asan_unpoison_memory_region(begin, bytes);
+#else
+  (void)begin;
+  (void)bytes;
+#endif
+}
 
 // Hands a fiber one of the Executor's stacks; the Executor frees them.
 struct BorrowedStack {
@@ -183,6 +205,22 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   void on_resumed(ctx::fiber&& from);
   ctx::fiber leave(std::size_t target);
   ctx::fiber thread_main(ThreadId t, ctx::fiber&& from);
+  // A logical thread's calls, then its finishing point: returns the slot to run next.
+  std::size_t thread_body(ThreadId t);
+  // The priming, the first decision and the unwinding of a concurrent part, on either backend.
+  void schedule_threads();
+
+  // OS-thread backend (ObjectUnderTest::needs_thread_identity): each logical thread on a
+  // std::thread of its own, so thread_local state and thread ids are its own; one runs at a
+  // time, handing a baton (a futex wait, a few microseconds) to the next.
+  void run_concurrent_on_os_threads();
+  void os_thread_main(ThreadId t);
+  void give(std::size_t slot);
+  void take(std::size_t slot);
+  void release_workers();
+  bool os_threads_ = false;
+  std::vector<std::thread> workers_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> batons_;  // one per slot, the caller's last
   std::size_t unwind_target() const;
 
   // Scheduling.
@@ -244,6 +282,10 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   bool scheduler_begun_ = false;
   bool constructing_ = false;
   bool destroying_ = false;
+  const ObjectUnderTest* destroyed_ = nullptr;  // the object whose destructor runs
+  // Stacks whose fiber was abandoned: unpoisoned before they are used again (AddressSanitizer).
+  std::vector<bool> stale_stacks_;
+  static constexpr std::size_t kLeftFramesBytes = 1024 * 1024;
   // Continuations of abandoned fibers, never destroyed (destroying one would unwind it).
   alignas(ctx::fiber) unsigned char graveyard_[sizeof(ctx::fiber)];
 
@@ -314,6 +356,15 @@ class Executor::Impl final : public ExecutionContext, public RunView {
 // continuation of the context it left and stores it in that context's slot.
 
 void Executor::Impl::switch_to(std::size_t target) {
+  if (os_threads_) {
+    const std::size_t self = running_;
+    previous_ = running_;
+    running_ = target;
+    give(target);
+    take(self);
+    settle_fault();
+    return;
+  }
   Slot& to = slots_[target];
   previous_ = running_;
   running_ = target;
@@ -372,6 +423,10 @@ std::size_t Executor::Impl::unwind_target() const {
 
 ctx::fiber Executor::Impl::thread_main(ThreadId t, ctx::fiber&& from) {
   on_resumed(std::move(from));
+  return leave(thread_body(t));
+}
+
+std::size_t Executor::Impl::thread_body(ThreadId t) {
   if (!aborting_) {
     try {
       run_thread(t);
@@ -400,7 +455,39 @@ ctx::fiber Executor::Impl::thread_main(ThreadId t, ctx::fiber&& from) {
     ThreadId chosen = decide(PointKind::kFinished, t, nullptr);
     next = aborting_ ? unwind_target() : (chosen == kNoThread ? main_slot() : chosen);
   }
-  return leave(next);
+  return next;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OS threads (ObjectUnderTest::needs_thread_identity). Each logical thread is a std::thread of
+// its own, made for the execution; exactly one runs at a time, the others wait for their baton.
+
+void Executor::Impl::give(std::size_t slot) {
+  batons_[slot].store(1, std::memory_order_release);
+  batons_[slot].notify_one();
+}
+
+void Executor::Impl::take(std::size_t slot) {
+  while (batons_[slot].exchange(0, std::memory_order_acquire) == 0) {
+    batons_[slot].wait(0, std::memory_order_acquire);
+  }
+  // The stall watchdog signals the OS thread that holds the baton.
+  progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
+}
+
+void Executor::Impl::os_thread_main(ThreadId t) {
+  ScopedContext installed(this);
+  current_ = this;
+  ensure_alternate_signal_stack();
+  take(t);
+  settle_fault();
+  const std::size_t next = thread_body(t);
+  previous_ = running_;
+  running_ = next;
+  give(next);
+  current_ = nullptr;
+  // The thread ends here, and its thread_local objects are destroyed, as a real thread's are
+  // when it returns: natively, while the next logical thread runs.
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,11 +501,20 @@ void Executor::Impl::run_concurrent(const Workload& workload) {
   threads_.assign(n, Thread{});
   slots_.clear();
   slots_.resize(n + 1);
+  for (std::size_t t = 0; t < n; ++t) threads_[t].calls = &workload.threads[t];
+  if (os_threads_) {
+    run_concurrent_on_os_threads();
+    return;
+  }
 #if defined(LINFAULT_FIBER_TSAN)
   slots_[n].tsan_fiber = __tsan_get_current_fiber();
 #endif
   for (std::size_t t = 0; t < n; ++t) {
-    threads_[t].calls = &workload.threads[t];
+    if (stale_stacks_.size() > t && stale_stacks_[t]) {
+      // A fiber left there after a fault: what its frames poisoned is not this fiber's.
+      unpoison(static_cast<char*>(stacks_[t].sp) - stacks_[t].size, stacks_[t].size);
+      stale_stacks_[t] = false;
+    }
     Slot& slot = slots_[t];
     slot.stack_bottom = static_cast<char*>(stacks_[t].sp) - stacks_[t].size;
     slot.stack_size = stacks_[t].size;
@@ -431,10 +527,16 @@ void Executor::Impl::run_concurrent(const Workload& workload) {
         });
   }
   running_ = main_slot();
+  schedule_threads();
+#if defined(LINFAULT_FIBER_TSAN)
+  for (std::size_t t = 0; t < n; ++t) __tsan_destroy_fiber(slots_[t].tsan_fiber);
+#endif
+}
 
+void Executor::Impl::schedule_threads() {
   // Run every thread's local prelude up to its first scheduling point.
   priming_ = true;
-  for (std::size_t t = 0; t < n && !aborting_; ++t) {
+  for (std::size_t t = 0; t < threads_.size() && !aborting_; ++t) {
     if (threads_[t].status != Status::kFinished) switch_to(t);
   }
   priming_ = false;
@@ -443,10 +545,34 @@ void Executor::Impl::run_concurrent(const Workload& workload) {
     if (!aborting_ && first != kNoThread) switch_to(first);
   }
   if (std::size_t target = unwind_target(); target != main_slot()) switch_to(target);
+}
 
-#if defined(LINFAULT_FIBER_TSAN)
-  for (std::size_t t = 0; t < n; ++t) __tsan_destroy_fiber(slots_[t].tsan_fiber);
-#endif
+void Executor::Impl::run_concurrent_on_os_threads() {
+  const std::size_t n = threads_.size();
+  batons_ = std::make_unique<std::atomic<std::uint32_t>[]>(n + 1);
+  for (std::size_t slot = 0; slot <= n; ++slot) batons_[slot].store(0, std::memory_order_relaxed);
+  running_ = main_slot();
+  workers_.clear();
+  for (std::size_t t = 0; t < n; ++t) {
+    workers_.emplace_back([this, t] { os_thread_main(static_cast<ThreadId>(t)); });
+  }
+  schedule_threads();
+  progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
+  release_workers();
+}
+
+void Executor::Impl::release_workers() {
+  for (std::size_t t = 0; t < workers_.size(); ++t) {
+    if (!workers_[t].joinable()) continue;
+    // A thread left after a fault never ends; one still waiting for its baton (the caller's
+    // stack was left by siglongjmp) never gets it.
+    if (slots_[t].abandoned || threads_[t].status != Status::kFinished) {
+      workers_[t].detach();
+    } else {
+      workers_[t].join();
+    }
+  }
+  workers_.clear();
 }
 
 void Executor::Impl::run_thread(ThreadId t) {
@@ -1027,11 +1153,18 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   } else {
     // Back from code on this stack that faulted (or stalled): whatever ran there is left as it
     // is. The object is leaked: its state may be corrupt, and its destructor may be what failed.
+    // The frames left below this one may have left their poison (AddressSanitizer).
+    unpoison(static_cast<char*>(__builtin_frame_address(0)) - kLeftFramesBytes,
+             kLeftFramesBytes);
     detail::current_context = recoverable.context;
     for (Slot& slot : slots_) {
       if (slot.suspended) abandon(std::move(slot.suspended));
     }
-    (void)object_.release();
+    for (std::thread& worker : workers_) {
+      if (worker.joinable()) worker.detach();  // waits for a baton that never comes
+    }
+    workers_.clear();
+    ignore_leak(destroying_ ? destroyed_ : object_.release());
     settle_fault();
     constructing_ = false;
     destroying_ = false;
@@ -1063,6 +1196,7 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   }
   constructing_ = false;
   if (!object_) throw std::invalid_argument("the object factory returned no object");
+  os_threads_ = object_->needs_thread_identity();
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   scheduler_begun_ = true;
   {
@@ -1074,6 +1208,7 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
     }
   }
   destroying_ = true;
+  destroyed_ = object_.get();  // leaked, not freed, if its destructor never returns
   object_.reset();  // natively: its destructor may walk its shared structure
   destroying_ = false;
 }
@@ -1107,6 +1242,9 @@ const char* fault_name(int signal) {
   }
 }
 
+// This thread's alternate signal stack, once ensure_alternate_signal_stack() ran.
+thread_local std::pair<void*, std::size_t> signal_stack{nullptr, 0};
+
 // Signal handlers run on an alternate stack, so that a logical thread that overflows its stack
 // can be recovered from. Kept for the thread's life; one that another runtime (a sanitizer)
 // installed is used as it is.
@@ -1128,13 +1266,18 @@ void ensure_alternate_signal_stack() {
   stack_t current{};
   if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0 &&
       current.ss_size >= 64 * 1024) {
+    signal_stack = {current.ss_sp, current.ss_size};
     return;
   }
   alternate.memory = std::make_unique<char[]>(kBytes);
   stack_t stack{};
   stack.ss_sp = alternate.memory.get();
   stack.ss_size = kBytes;
-  if (sigaltstack(&stack, nullptr) != 0) alternate.memory.reset();
+  if (sigaltstack(&stack, nullptr) != 0) {
+    alternate.memory.reset();
+  } else {
+    signal_stack = {stack.ss_sp, stack.ss_size};
+  }
 }
 
 }  // namespace
@@ -1161,11 +1304,16 @@ void Executor::Impl::on_signal(int signal, siginfo_t* info, void* context) {
     if (ours && info != nullptr &&
         reinterpret_cast<std::uintptr_t>(info->si_value.sival_ptr) ==
             self->progress_.beats.load(std::memory_order_relaxed)) {
+      unpoison(signal_stack.first, signal_stack.second);
       self->recover(signal);
     }
     return;
   }
-  if (ours) self->recover(signal);
+  if (ours) {
+    // Handlers of earlier faults never returned: their frames' marks are stale.
+    unpoison(signal_stack.first, signal_stack.second);
+    self->recover(signal);
+  }
   // Not the object's fault in a run: what was there before handles it.
   const struct sigaction& previous = previous_actions[signal];
   if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
@@ -1221,10 +1369,23 @@ void Executor::Impl::recover(int signal) {
     sigaddset(&mask, signal);
     pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
   }
+  if (phase_ == Phase::kConcurrent && running_ < threads_.size() && os_threads_) {
+    // A logical thread on an OS thread of its own: that thread waits here for good (it is
+    // detached), and the run goes on to unwind the others.
+    threads_[running_].status = Status::kFinished;
+    slots_[running_].abandoned = true;
+    const std::size_t next = unwind_target();
+    previous_ = running_;
+    running_ = next;
+    give(next);
+    for (;;) pause();
+  }
   if (phase_ == Phase::kConcurrent && running_ < threads_.size()) {
     // A logical thread: its fiber is left for good, and the run goes on to unwind the others.
     threads_[running_].status = Status::kFinished;
     slots_[running_].abandoned = true;
+    if (stale_stacks_.size() <= running_) stale_stacks_.resize(running_ + 1, false);
+    stale_stacks_[running_] = true;
     Slot& to = slots_[unwind_target()];
     previous_ = running_;
     running_ = unwind_target();

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "dpct/exhaustive.h"
 #include "dpct/pct_scheduler.h"
@@ -486,6 +489,127 @@ TEST(ExecutorTest, StoppingARunInsideANoexceptSpinLockLeavesTheThreadWithoutTerm
     const dpct::Run run = executor.execute(factory_of<NoexceptSpinLock>(), w, pct, options);
     ASSERT_EQ(run.outcome, RunOutcome::kOk) << seed << ": " << run.message;
   }
+}
+
+// Returns how many calls its OS thread made (thread_local), and records the thread's id.
+class PerThreadTally final : public ObjectUnderTest {
+ public:
+  explicit PerThreadTally(bool identity) : identity_(identity) {}
+  bool needs_thread_identity() const override { return identity_; }
+  Value invoke(const Call&) override {
+    static thread_local std::int64_t tally = 0;
+    shared_.fetch_add(1);
+    {
+      std::lock_guard lock(ids_mutex_);
+      ids_.insert(std::this_thread::get_id());
+    }
+    shared_.fetch_add(1);
+    return Value(++tally);
+  }
+  static inline std::mutex ids_mutex_;
+  static inline std::set<std::thread::id> ids_;
+
+ private:
+  bool identity_;
+  Atomic<int> shared_{0};
+};
+
+TEST(ExecutorTest, WithThreadIdentityEachLogicalThreadIsAnOsThreadOfItsOwn) {
+  Workload w;
+  w.threads = {{call("a"), call("b")}, {call("c"), call("d")}, {call("e")}};
+  Executor executor;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    PerThreadTally::ids_.clear();
+    PctScheduler pct(PctOptions{.seed = seed, .depth = 3, .steps = 20});
+    const dpct::Run run =
+        executor.execute([] { return std::make_unique<PerThreadTally>(true); }, w, pct);
+    ASSERT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+    EXPECT_EQ(PerThreadTally::ids_.size(), 3u);
+    EXPECT_EQ(PerThreadTally::ids_.count(std::this_thread::get_id()), 0u);
+    // Each thread's own thread_local: its calls count 1, 2 whatever ran in between.
+    for (const history::Operation& op : run.history.operations()) {
+      const std::int64_t expected = op.call.method == "b" || op.call.method == "d" ? 2 : 1;
+      EXPECT_EQ(op.result, Value(expected)) << op.call.to_string() << " seed " << seed;
+    }
+  }
+  // As fibers, every logical thread is the caller's OS thread.
+  PerThreadTally::ids_.clear();
+  RandomScheduler random(1);
+  const dpct::Run fibers =
+      executor.execute([] { return std::make_unique<PerThreadTally>(false); }, w, random);
+  EXPECT_EQ(PerThreadTally::ids_.size(), 1u);
+}
+
+// Faults, stalls and stopping inside noexcept code behave on OS threads as on fibers.
+class IdentityFaulty final : public ObjectUnderTest {
+ public:
+  bool needs_thread_identity() const override { return true; }
+  Value invoke(const Call& c) override {
+    counter_.fetch_add(1);
+    if (c.method == "crash") {
+      volatile int* nowhere = nullptr;
+      return Value(static_cast<std::int64_t>(*nowhere));
+    }
+    if (c.method == "hold") {
+      held_.store(true);
+      return {};
+    }
+    if (c.method == "spin") spin_noexcept();
+    if (c.method == "stall") {
+      while (!never_.load(std::memory_order_relaxed)) {
+      }
+    }
+    return Value(std::int64_t{counter_.load()});
+  }
+
+ private:
+  void spin_noexcept() noexcept {
+    while (held_.load()) {
+    }
+  }
+  Atomic<int> counter_{0};
+  Atomic<bool> held_{false};
+  std::atomic<bool> never_{false};
+};
+
+TEST(ExecutorTest, OnOsThreadsFaultsStallsAndNoexceptStopsEndTheRunNotTheProcess) {
+  Executor executor;
+  const auto factory = [] { return std::make_unique<IdentityFaulty>(); };
+  Workload crash;
+  crash.threads = {{call("inc"), call("crash")}, {call("inc"), call("inc")}};
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    RandomScheduler random(seed);
+    const dpct::Run run = executor.execute(factory, crash, random);
+    ASSERT_EQ(run.outcome, RunOutcome::kCrash);
+    EXPECT_NE(run.message.find("thread 0, call 1 crash(): the object crashed with SIGSEGV"),
+              std::string::npos)
+        << run.message;
+  }
+  Workload spin;
+  spin.setup = {call("hold")};
+  spin.threads = {{call("spin")}, {call("inc")}};
+  ExecutionOptions capped;
+  capped.max_steps = 1000;
+  RandomScheduler random(1);
+  const dpct::Run stopped = executor.execute(factory, spin, random, capped);
+  EXPECT_EQ(stopped.outcome, RunOutcome::kLivelock) << stopped.message;
+
+  Workload stall;
+  stall.threads = {{call("stall")}, {call("inc")}};
+  std::atomic<bool> unused{false};
+  {
+    const fixtures::StallCapture stalls(unused);
+    ScriptedScheduler scripted({{0, ScriptedScheduler::kUntilDone}});
+    const dpct::Run stalled = executor.execute(factory, stall, scripted);
+    EXPECT_EQ(stalled.outcome, RunOutcome::kLivelock);
+    EXPECT_NE(stalled.message.find("thread 0, call 0 stall() reached no scheduling point"),
+              std::string::npos)
+        << stalled.message;
+  }
+  Workload fine;
+  fine.threads = {{call("inc")}, {call("inc")}};
+  const dpct::Run after = executor.execute(factory, fine, random);
+  EXPECT_EQ(after.outcome, RunOutcome::kOk) << after.message;
 }
 
 TEST(ExecutorTest, ExceptionInAnOperationIsACrash) {

@@ -48,6 +48,10 @@ class ObjectUnderTest {
   // nullopt when the object names no state (the default). Called between calls only, never
   // concurrently with one.
   virtual std::optional<history::Value> state() { return std::nullopt; }
+  // Whether the object tells its callers' threads apart (thread_local state, thread ids, a
+  // per-thread producer): its logical threads then each run on an OS thread of their own, not
+  // as fibers of one (dpct/executor.h). targets::Target::thread_identity sets it.
+  virtual bool needs_thread_identity() const { return false; }
 };
 
 using ObjectFactory = std::function<std::unique_ptr<ObjectUnderTest>()>;

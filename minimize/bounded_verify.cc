@@ -10,6 +10,7 @@
 #include "dpct/exhaustive.h"
 #include "dpct/random_scheduler.h"
 #include "minimize/test_case.h"
+#include "targets/registry.h"
 
 namespace linfault::minimize {
 namespace {
@@ -226,6 +227,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
   dpct::Workload workload{options.setup, {}, options.reveal};
   if (options.progress) options.progress(0, 0);
   while (workloads.next(workload.threads)) {
+    if (targets::roles_problem(target, workload)) continue;  // outside the object's contract
     const dpct::ExhaustiveResult explored =
         dpct::explore_exhaustively(executor, target.factory, workload, explore, stop);
     // Runs the partial-order reduction cut short cost time too.

@@ -16,6 +16,7 @@
 #include "dpct/replay_scheduler.h"
 #include "localize/localize.h"
 #include "spec/registry.h"
+#include "targets/registry.h"
 
 namespace linfault::minimize {
 namespace {
@@ -241,6 +242,20 @@ class Minimizer {
   void count_cut_by_time() { ++cut_by_time_; }
   std::size_t candidates() const { return candidates_; }
   const std::set<std::string>& methods() const { return methods_; }
+  // `calls` the model made up (build, reveal) with each method spelled as the target names it:
+  // a queue bound as enqueue/dequeue gets enqueue(3), not the model's enq(3).
+  std::vector<Call> in_target_names(std::vector<Call> calls) const {
+    for (Call& call : calls) {
+      if (methods_.count(call.method)) continue;
+      for (const std::string& alias : spec::method_aliases(target_.model, call.method)) {
+        if (methods_.count(alias)) {
+          call.method = alias;
+          break;
+        }
+      }
+    }
+    return calls;
+  }
 
   bool fails(const dpct::Run& run) {
     // A stuck failure (the run to minimize deadlocked) under a model that knows blocking is
@@ -404,6 +419,9 @@ class Minimizer {
     ++candidates_;
     CheckResult result;
     const dpct::Workload workload = c.workload();
+    // A workload the object's contract excludes (two producers of a single-producer queue)
+    // shows no bug of the object, whatever it does.
+    if (targets::roles_problem(target_, workload)) return result;
     execution_.max_steps = step_cap(c);
     if (c.pc.empty()) {  // sequential: one schedule
       dpct::RandomScheduler scheduler(options_.seed);
@@ -684,6 +702,7 @@ class Pipeline {
         if (input_.schedule) minimizer_.set_reference(*input_.schedule, input_.origin);
         std::optional<std::vector<Call>> ps =
             build_state_of(target_.model, input_.history, w.order);
+        if (ps) ps = minimizer_.in_target_names(std::move(*ps));
         if (!ps) {
           ps.emplace();
           for (OpIndex i : w.order) ps->push_back(input_.history.op(i).call);
@@ -790,7 +809,7 @@ class Pipeline {
     std::vector<Call> applied = c.ps;
     for (const auto& t : c.pc) applied.insert(applied.end(), t.begin(), t.end());
     std::vector<Call> out;
-    for (Call& call : reveal_after(target_.model, applied)) {
+    for (Call& call : minimizer_.in_target_names(reveal_after(target_.model, applied))) {
       if (minimizer_.methods().count(call.method)) out.push_back(std::move(call));
     }
     // contains(k) for every key the test touched and the state no longer holds.
@@ -919,7 +938,7 @@ class Pipeline {
       if (std::optional<std::vector<Call>> built = build_state_of(target_.model, h, ps_ops);
           built && built->size() < n) {
         Candidate c = best_;
-        c.ps = *built;
+        c.ps = minimizer_.in_target_names(std::move(*built));
         if (try_candidate(c)) any = true;
       }
     }

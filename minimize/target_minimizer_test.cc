@@ -89,6 +89,24 @@ TEST(TargetMinimizer, TypeTwoFaultGetsARevealPart) {
             detect::Result::kViolation);
 }
 
+// The queue model builds and reveals with enq/deq; the target calls them offer/poll (aliases the
+// model accepts), and the test case says them the target's way.
+TEST(TargetMinimizer, MadeUpCallsTakeTheTargetsOwnMethodNames) {
+  const targets::Target& target = targets::find("optimistic_queue_buggy");
+  const std::optional<detect::SavedRun> run = first_failing_run(target, 500);
+  ASSERT_TRUE(run.has_value());
+  const TargetMinimization m = minimize_saved_run(target, *run, {});
+  SCOPED_TRACE(test_case_to_text(m.test_case));
+  for (const std::vector<Call>* part : {&m.workload.setup, &m.workload.reveal}) {
+    for (const Call& c : *part) {
+      EXPECT_TRUE(c.method == "offer" || c.method == "poll") << c.to_string();
+    }
+  }
+  EXPECT_FALSE(m.workload.setup.empty());
+  EXPECT_TRUE(m.proof.minimal_exhaustive);
+  EXPECT_EQ(replay_result(target, m), detect::Result::kViolation);
+}
+
 TEST(TargetMinimizer, PairSnapshotShrinksToOneReadAgainstFourWrites) {
   // Detection rarely draws the ABA write pattern, so start from a larger failing workload: the
   // minimizer must find the 1 || 4 core of the paper's scenario inside it.

@@ -33,12 +33,26 @@ history::Value ValueInterner::value(std::int32_t id) const {
   return values_.at(static_cast<std::size_t>(id));
 }
 
+namespace {
+// Set by method_aliases() while it compiles a probe: the names of the matching is() call.
+thread_local std::vector<std::string>* captured_aliases = nullptr;
+}  // namespace
+
 bool OpShape::is(std::initializer_list<std::string_view> names) const {
   for (std::string_view name : names) {
-    if (method() == name) return true;
+    if (method() != name) continue;
+    if (captured_aliases != nullptr && captured_aliases->empty()) {
+      captured_aliases->assign(names.begin(), names.end());
+    }
+    return true;
   }
   return false;
 }
+
+AliasCapture::AliasCapture(std::vector<std::string>& into) : saved_(captured_aliases) {
+  captured_aliases = &into;
+}
+AliasCapture::~AliasCapture() { captured_aliases = saved_; }
 
 void OpShape::arity(std::size_t count) const {
   std::size_t given = op_.call.args.size();

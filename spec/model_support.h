@@ -92,6 +92,19 @@ class OpShape {
   const history::Operation& op_;
 };
 
+// While it lives, the first OpShape::is() on this thread that matches writes the names it was
+// given (the method's spellings) into `into`: spec::method_aliases() uses it.
+class AliasCapture {
+ public:
+  explicit AliasCapture(std::vector<std::string>& into);
+  ~AliasCapture();
+  AliasCapture(const AliasCapture&) = delete;
+  AliasCapture& operator=(const AliasCapture&) = delete;
+
+ private:
+  std::vector<std::string>* saved_;
+};
+
 // Runs `body` (which returns a Compiled<Op>) and turns a ShapeError into a ModelError.
 template <class Op, class Body>
 Compiled<Op> compile_guarded(Body&& body) {

@@ -1,7 +1,12 @@
 // Unit tests of the built-in sequential models: legal and illegal steps, compile errors, and
 // build()/reveal() round trips.
 
+#include <algorithm>
+#include <functional>
 #include <limits>
+#include <map>
+#include <random>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -256,6 +261,17 @@ TEST(CounterAndSnapshot, CounterSumsDoNotWrapAtInt64) {
   expect_build_reaches(c, s);
 }
 
+TEST(Registry, MethodAliasesAreTheModelsSpellingsOfOneMethod) {
+  const std::vector<std::string> enq = method_aliases("queue", "enq");
+  EXPECT_NE(std::find(enq.begin(), enq.end(), "enqueue"), enq.end());
+  EXPECT_NE(std::find(enq.begin(), enq.end(), "offer"), enq.end());
+  const std::vector<std::string> dequeue = method_aliases("queue", "dequeue");
+  EXPECT_NE(std::find(dequeue.begin(), dequeue.end(), "deq"), dequeue.end());
+  EXPECT_EQ(std::find(dequeue.begin(), dequeue.end(), "enq"), dequeue.end());
+  EXPECT_EQ(method_aliases("queue", "frobnicate"), std::vector<std::string>{"frobnicate"});
+  EXPECT_EQ(method_aliases("counter", "inc").front(), "inc");
+}
+
 TEST(Registry, NamesAndDispatch) {
   for (std::string_view name : model_names()) {
     EXPECT_EQ(visit_model(name, [](const auto& model) { return std::string(model.name()); }), name);
@@ -438,6 +454,429 @@ TEST(Registry, ModelSpecsCarryParameters) {
   }
   EXPECT_THROW(model_spec_with_init("queue", Value(0)), ModelSpecError);
   EXPECT_THROW(name_of("regster(init=0)"), UnknownModel);
+}
+
+// ---------------------------------------------------------------------------------------------
+// bag and queue(fifo=per-producer)
+
+Operation by(history::ProcessId process, Operation o) {
+  o.process = process;
+  return o;
+}
+
+TEST(BagModel, TakeReturnsAnyElementAndNilOnlyWhenEmpty) {
+  BagModel m;
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("take", {}, Value())), true);
+  EXPECT_EQ(apply(m, s, op("add", {1})), true);
+  EXPECT_EQ(apply(m, s, op("put", {2}, true)), true);  // a result is ignored
+  EXPECT_EQ(apply(m, s, op("insert", {1})), true);
+  EXPECT_EQ(m.describe(s), "[1 1 2]");
+  expect_build_reaches(m, s);
+  EXPECT_EQ(m.reveal(s), std::vector<Call>(4, Call{"take", {}}));
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, Value())), false);  // not empty: strict
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, 3)), false);  // never added
+  EXPECT_EQ(apply(m, s, op("take", {}, 2)), true);      // no order: any element
+  EXPECT_EQ(apply(m, s, op("remove", {}, 1)), true);
+  EXPECT_EQ(apply(m, s, op("poll", {}, 1)), true);  // the second copy
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, 1)), false);  // no third copy
+  EXPECT_EQ(apply(m, s, op("take", {}, Value())), true);
+  EXPECT_EQ(s, m.initial());
+  EXPECT_EQ(apply(m, s, op("take", {}, 7, Outcome::kFail)), std::nullopt);
+  EXPECT_EQ(apply(m, s, op("add", {7}, Value(), Outcome::kFail)), std::nullopt);
+  EXPECT_EQ(s, m.initial());
+  EXPECT_EQ(compile_error(m, op("size", {}, 0)), "bag has no method 'size'");
+  EXPECT_EQ(compile_error(m, op("take", {1})), "bag: take expects 0 arguments, got 1");
+  EXPECT_EQ(compile_error(m, op("add", {Value()})), "bag: add argument 1 must not be nil");
+}
+
+TEST(BagModel, APendingTakeRemovesAnyElementLaterOrNothing) {
+  BagModel m;
+  const Operation pending = op("take", {}, Value(), Outcome::kPending);
+  auto s = m.initial();
+  apply(m, s, op("add", {1}));
+  apply(m, s, op("add", {2}));
+  EXPECT_EQ(apply(m, s, pending), true);
+  EXPECT_EQ(m.describe(s), "[1 2] less up to 1 element (pending take)");
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, Value())), false);  // it removed one at most
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, 2)), true);  // it took 1 ...
+  EXPECT_EQ(apply(m, copy, op("take", {}, Value())), true);
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, 1)), true);  // ... or 2 ...
+  EXPECT_EQ(apply(m, copy, op("take", {}, Value())), true);
+  EXPECT_EQ(apply(m, copy, op("add", {3})), true);  // (and it is spent)
+  EXPECT_EQ(apply(m, copy, op("take", {}, Value())), false);
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("take", {}, 1)), true);  // ... or nothing
+  EXPECT_EQ(apply(m, copy, op("take", {}, 2)), true);
+  // On an empty bag it may still take effect later, on an element added since.
+  s = m.initial();
+  apply(m, s, pending);
+  apply(m, s, op("add", {5}));
+  EXPECT_EQ(apply(m, s, op("take", {}, Value())), true);
+  // build() builds the fullest bag the state allows.
+  s = m.initial();
+  apply(m, s, op("add", {4}));
+  apply(m, s, pending);
+  EXPECT_EQ(m.build(s), (std::vector<Call>{{"add", {4}}}));
+}
+
+TEST(PerProducerQueueModel, FifoAmongOneProducersElementsOnly) {
+  PerProducerQueueModel m;
+  EXPECT_EQ(m.name(), "queue(fifo=\"per-producer\")");
+  auto s = m.initial();
+  EXPECT_EQ(apply(m, s, op("deq", {}, Value())), true);
+  apply(m, s, by(1, op("enq", {1})));
+  apply(m, s, by(1, op("enqueue", {2})));
+  apply(m, s, by(2, op("offer", {3})));
+  EXPECT_EQ(m.describe(s), "{p1 [1 2], p2 [3]}");
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("deq", {}, 2)), false);  // behind 1, of the same producer
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), false);  // deq's nil means empty
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("deq", {}, 4)), false);
+  EXPECT_EQ(apply(m, s, by(1, op("deq", {}, 3))), true);  // enqueued last, dequeued first
+  EXPECT_EQ(apply(m, s, op("poll", {}, 1)), true);
+  EXPECT_EQ(apply(m, s, op("dequeue", {}, 2)), true);
+  EXPECT_EQ(apply(m, s, op("deq", {}, Value())), true);
+  EXPECT_EQ(s, m.initial());
+  EXPECT_EQ(compile_error(m, op("peek", {})), "queue(fifo=\"per-producer\") has no method 'peek'");
+  EXPECT_EQ(compile_error(m, op("push", {1})), "queue(fifo=\"per-producer\") has no method 'push'");
+  EXPECT_EQ(compile_error(m, op("try_dequeue", {1})),
+            "queue(fifo=\"per-producer\"): try_dequeue expects 0 arguments, got 1");
+  EXPECT_EQ(compile_error(m, op("enq", {Value()})),
+            "queue(fifo=\"per-producer\"): enq argument 1 must not be nil");
+}
+
+TEST(PerProducerQueueModel, TryDequeueMayFindNothingInAnyState) {
+  PerProducerQueueModel m;
+  auto s = m.initial();
+  apply(m, s, by(1, op("enq", {1})));
+  apply(m, s, by(1, op("enq", {2})));
+  const auto before = s;
+  // try_dequeue -> nil: legal in every state, removes nothing (left out of the check).
+  EXPECT_EQ(apply(m, s, op("try_dequeue", {}, Value())), std::nullopt);
+  EXPECT_EQ(apply(m, s, op("try_deq", {}, Value())), std::nullopt);
+  EXPECT_EQ(s, before);
+  // A value it returns must still be a producer's head.
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("try_dequeue", {}, 2)), false);
+  EXPECT_EQ(apply(m, s, op("try_dequeue", {}, 1)), true);
+  EXPECT_EQ(apply(m, s, op("try_deq", {}, 2)), true);
+  EXPECT_EQ(s, m.initial());
+  EXPECT_EQ(apply(m, s, op("try_dequeue", {}, 9)), false);
+  EXPECT_EQ(apply(m, s, op("deq", {}, 1, Outcome::kFail)), std::nullopt);
+}
+
+TEST(PerProducerQueueModel, APendingDequeueTakesAnyHeadLaterOrNothing) {
+  PerProducerQueueModel m;
+  auto s = m.initial();
+  apply(m, s, by(1, op("enq", {1})));
+  apply(m, s, by(1, op("enq", {2})));
+  apply(m, s, by(2, op("enq", {3})));
+  EXPECT_EQ(apply(m, s, op("try_dequeue", {}, Value(), Outcome::kPending)), true);
+  EXPECT_EQ(m.describe(s), "{p1 [1 2], p2 [3]} less up to 1 head (pending dequeue)");
+  auto copy = s;
+  EXPECT_EQ(apply(m, copy, op("deq", {}, 2)), true);         // it took 1
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), false);  // and not 3 too
+  EXPECT_EQ(apply(m, copy, op("deq", {}, 3)), true);
+  copy = s;
+  EXPECT_EQ(apply(m, copy, op("deq", {}, 1)), true);  // it took 3, or nothing
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), false);
+  copy = s;
+  apply(m, copy, op("deq", {}, Value(), Outcome::kPending));
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), false);  // two of three at most
+  apply(m, copy, op("deq", {}, Value(), Outcome::kPending));
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), true);
+  // Owed removals may take elements enqueued after the pending call (it took effect later).
+  apply(m, copy, by(3, op("enq", {4})));
+  EXPECT_EQ(apply(m, copy, op("deq", {}, Value())), false);
+  s = m.initial();
+  apply(m, s, op("deq", {}, Value(), Outcome::kPending));
+  apply(m, s, by(3, op("enq", {4})));
+  EXPECT_EQ(apply(m, s, op("deq", {}, Value())), true);
+}
+
+TEST(PerProducerQueueModel, AValueTwoProducersEnqueuedKeepsBothOutcomes) {
+  PerProducerQueueModel m;
+  auto s = m.initial();
+  apply(m, s, by(1, op("enq", {5})));
+  apply(m, s, by(1, op("enq", {6})));
+  apply(m, s, by(2, op("enq", {5})));
+  apply(m, s, by(2, op("enq", {7})));
+  EXPECT_EQ(apply(m, s, op("deq", {}, 5)), true);
+  EXPECT_EQ(m.describe(s), "one of {p1 [6], p2 [5 7]} | {p1 [5 6], p2 [7]}");
+  EXPECT_EQ(m.build(s).size(), 3u);
+  EXPECT_EQ(m.reveal(s).size(), 8u);  // 3 + 1 deq(), 3 + 1 try_dequeue()
+  auto either = s;
+  EXPECT_EQ(apply(m, either, op("deq", {}, 7)), true);  // the 5 was p2's
+  EXPECT_EQ(apply(m, either, op("deq", {}, 6)), false);
+  EXPECT_EQ(apply(m, either, op("deq", {}, 5)), true);
+  EXPECT_EQ(apply(m, either, op("deq", {}, 6)), true);
+  either = s;
+  EXPECT_EQ(apply(m, either, op("deq", {}, 6)), true);  // the 5 was p1's
+  EXPECT_EQ(apply(m, either, op("deq", {}, 7)), false);
+  either = s;
+  EXPECT_EQ(apply(m, either, op("deq", {}, Value())), false);
+  // Both ways lead to the same state: one alternative again.
+  EXPECT_EQ(apply(m, either, op("deq", {}, 5)), true);
+  EXPECT_EQ(m.describe(either), "{p1 [6], p2 [7]}");
+  EXPECT_EQ(either.size(), std::size_t(either[0]) + 1);
+}
+
+TEST(PerProducerQueueModel, BuildAndRevealRoundTrips) {
+  PerProducerQueueModel m;
+  auto s = m.initial();
+  // A Ps runs on thread 0: its elements are one producer's, which build() recreates exactly.
+  apply(m, s, op("enq", {1}));
+  apply(m, s, op("enq", {2}));
+  apply(m, s, op("enq", {1}));
+  expect_build_reaches(m, s);
+  EXPECT_EQ(m.build(s), (std::vector<Call>{{"enq", {1}}, {"enq", {2}}, {"enq", {1}}}));
+  std::vector<Call> reveal(4, Call{"deq", {}});
+  reveal.insert(reveal.end(), 4, Call{"try_dequeue", {}});
+  EXPECT_EQ(m.reveal(s), reveal);
+  expect_build_reaches(m, m.initial());
+  // Several producers: one order of their elements, from one producer.
+  apply(m, s, by(4, op("enq", {3})));
+  EXPECT_EQ(m.build(s).size(), 4u);
+  EXPECT_EQ(m.reveal(s).size(), 10u);
+}
+
+// Brute force: whether some linearization of `ops` (completed ones between call and return,
+// pending ones after their call or never) is accepted, by trying every order and, through
+// `accepts`, every way the reference semantics allows.
+struct TimedOp {
+  Operation op;
+  int call = 0;
+  int ret = -1;  // -1: pending
+};
+
+template <class State>
+bool some_linearization(
+    const std::vector<TimedOp>& ops, std::uint32_t placed, const std::vector<State>& states,
+    const std::function<std::vector<State>(const State&, const Operation&)>& successors) {
+  if (states.empty()) return false;
+  bool all_completed_placed = true;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!(placed >> i & 1) && ops[i].ret >= 0) all_completed_placed = false;
+  }
+  if (all_completed_placed) return true;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (placed >> i & 1) continue;
+    bool ready = true;
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+      if (!(placed >> j & 1) && ops[j].ret >= 0 && ops[j].ret < ops[i].call) ready = false;
+    }
+    if (!ready) continue;
+    std::vector<State> next;
+    for (const State& state : states) {
+      for (State& n : successors(state, ops[i].op)) {
+        if (std::find(next.begin(), next.end(), n) == next.end()) next.push_back(std::move(n));
+      }
+    }
+    if (some_linearization(ops, placed | 1u << i, next, successors)) return true;
+  }
+  return false;
+}
+
+// The model under test as successors: its one state, or none.
+template <class M>
+std::function<std::vector<typename M::State>(const typename M::State&, const Operation&)>
+model_successors(const M& m) {
+  return [&m](const typename M::State& state, const Operation& o) {
+    auto c = m.compile(o);
+    if (std::holds_alternative<NoEffect>(c)) return std::vector<typename M::State>{state};
+    auto next = state;
+    if (!m.step(next, std::get<typename M::Op>(c))) return std::vector<typename M::State>{};
+    return std::vector<typename M::State>{next};
+  };
+}
+
+// Random histories of `processes` processes and `n` operations drawn by `draw` (which sees the
+// values enqueued so far), some of them pending.
+template <class Draw>
+std::vector<TimedOp> random_history(std::mt19937& rng, int processes, int n, Draw&& draw) {
+  std::vector<TimedOp> ops;
+  std::vector<int> open(static_cast<std::size_t>(processes), -1);
+  std::vector<Value> added;
+  int time = 0;
+  while (static_cast<int>(ops.size()) < n ||
+         std::any_of(open.begin(), open.end(), [](int o) { return o >= 0; })) {
+    const auto p = static_cast<std::size_t>(rng() % static_cast<unsigned>(processes));
+    if (open[p] >= 0) {
+      TimedOp& t = ops[static_cast<std::size_t>(open[p])];
+      if (rng() % 5 == 0) {
+        t.op.outcome = Outcome::kPending;  // no return
+        t.op.result = Value();
+      } else {
+        t.ret = time++;
+      }
+      open[p] = -1;
+    } else if (static_cast<int>(ops.size()) < n) {
+      TimedOp t;
+      t.op = draw(rng, added);
+      t.op.process = static_cast<history::ProcessId>(p);
+      if (t.op.call.args.size() == 1) added.push_back(t.op.call.args[0]);
+      t.call = time++;
+      open[p] = static_cast<int>(ops.size());
+      ops.push_back(std::move(t));
+    }
+  }
+  return ops;
+}
+
+Value result_among(std::mt19937& rng, const std::vector<Value>& added) {
+  if (added.empty() || rng() % 4 == 0) return Value();
+  return added[rng() % added.size()];
+}
+
+TEST(BagModel, AgreesWithTryingEveryElementForPendingTakes) {
+  using Bag = std::vector<std::int64_t>;  // sorted
+  const std::function<std::vector<Bag>(const Bag&, const Operation&)> reference =
+      [](const Bag& bag, const Operation& o) -> std::vector<Bag> {
+    if (o.call.method == "add") {
+      Bag next = bag;
+      next.insert(std::upper_bound(next.begin(), next.end(), o.call.args[0].as_int()),
+                  o.call.args[0].as_int());
+      return {next};
+    }
+    if (o.outcome == Outcome::kPending) {  // any one element, or none if it is empty
+      if (bag.empty()) return {bag};
+      std::vector<Bag> out;
+      for (std::size_t i = 0; i < bag.size(); ++i) {
+        out.push_back(bag);
+        out.back().erase(out.back().begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      return out;
+    }
+    if (o.result.is_nil()) return bag.empty() ? std::vector<Bag>{bag} : std::vector<Bag>{};
+    const auto it = std::find(bag.begin(), bag.end(), o.result.as_int());
+    if (it == bag.end()) return {};
+    Bag next = bag;
+    next.erase(next.begin() + (it - bag.begin()));
+    return {next};
+  };
+  std::mt19937 rng(7);
+  int agreed_linearizable = 0, agreed_violation = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const auto ops = random_history(rng, 3, 2 + round % 7, [](std::mt19937& r, auto& added) {
+      if (r() % 2 == 0) return op("add", {static_cast<int>(r() % 3)});
+      return op("take", {}, result_among(r, added));
+    });
+    BagModel m;
+    const bool expected = some_linearization<Bag>(ops, 0, {Bag{}}, reference);
+    const bool actual =
+        some_linearization<BagModel::State>(ops, 0, {m.initial()}, model_successors(m));
+    std::string text;
+    for (const TimedOp& t : ops) {
+      text +=
+          t.op.to_string() + " [" + std::to_string(t.call) + ", " + std::to_string(t.ret) + "]\n";
+    }
+    ASSERT_EQ(actual, expected) << text;
+    (expected ? agreed_linearizable : agreed_violation)++;
+  }
+  EXPECT_GT(agreed_linearizable, 500);
+  EXPECT_GT(agreed_violation, 500);
+}
+
+TEST(PerProducerQueueModel, AgreesWithTryingEveryHeadForPendingDequeues) {
+  using Fifos = std::map<history::ProcessId, std::vector<std::int64_t>>;  // non-empty ones
+  const std::function<std::vector<Fifos>(const Fifos&, const Operation&)> reference =
+      [](const Fifos& fifos, const Operation& o) -> std::vector<Fifos> {
+    if (o.call.method == "enq") {
+      Fifos next = fifos;
+      next[o.process].push_back(o.call.args[0].as_int());
+      return {next};
+    }
+    const bool may_fail = o.call.method == "try_dequeue";
+    std::vector<Fifos> out;
+    if (o.outcome == Outcome::kPending) {  // any head, or none if all are empty
+      if (fifos.empty() || may_fail) out.push_back(fifos);
+    } else if (o.result.is_nil()) {
+      if (fifos.empty() || may_fail) out.push_back(fifos);
+      return out;
+    }
+    for (const auto& [producer, fifo] : fifos) {
+      if (o.outcome != Outcome::kPending && fifo.front() != o.result.as_int()) continue;
+      Fifos next = fifos;
+      next[producer].erase(next[producer].begin());
+      if (next[producer].empty()) next.erase(producer);
+      out.push_back(std::move(next));
+    }
+    return out;
+  };
+  std::mt19937 rng(11);
+  int agreed_linearizable = 0, agreed_violation = 0;
+  for (int round = 0; round < 6000; ++round) {
+    const auto ops = random_history(rng, 3, 2 + round % 7, [](std::mt19937& r, auto& added) {
+      if (r() % 2 == 0) return op("enq", {static_cast<int>(r() % 3)});
+      return op(r() % 2 ? "deq" : "try_dequeue", {}, result_among(r, added));
+    });
+    PerProducerQueueModel m;
+    const bool expected = some_linearization<Fifos>(ops, 0, {Fifos{}}, reference);
+    const bool actual = some_linearization<PerProducerQueueModel::State>(ops, 0, {m.initial()},
+                                                                         model_successors(m));
+    std::string text;
+    for (const TimedOp& t : ops) {
+      text +=
+          t.op.to_string() + " [" + std::to_string(t.call) + ", " + std::to_string(t.ret) + "]\n";
+    }
+    ASSERT_EQ(actual, expected) << text;
+    (expected ? agreed_linearizable : agreed_violation)++;
+  }
+  EXPECT_GT(agreed_linearizable, 500);
+  EXPECT_GT(agreed_violation, 500);
+}
+
+TEST(Registry, QueueFifoParameterAndBag) {
+  const auto name_of = [](const std::string& spec) {
+    return visit_model(spec, [](const auto& model) { return std::string(model.name()); });
+  };
+  EXPECT_EQ(name_of("queue(fifo=per-producer)"), "queue(fifo=\"per-producer\")");
+  EXPECT_EQ(name_of("queue(fifo=\"per-producer\")"), "queue(fifo=\"per-producer\")");
+  EXPECT_EQ(canonical_model_spec("queue( fifo = per-producer )"), "queue(fifo=\"per-producer\")");
+  EXPECT_EQ(canonical_model_spec("queue(fifo=global)"), "queue");  // the default
+  EXPECT_TRUE(same_model("queue(fifo=global)", "queue"));
+  EXPECT_FALSE(same_model("queue(fifo=per-producer)", "queue"));
+  EXPECT_EQ(name_of("bag"), "bag");
+  EXPECT_TRUE(visit_model("queue(fifo=per-producer)", [](const auto& model) {
+    return std::is_same_v<std::decay_t<decltype(model)>, PerProducerQueueModel>;
+  }));
+  EXPECT_TRUE(visit_model("queue(fifo=global)", [](const auto& model) {
+    return std::is_same_v<std::decay_t<decltype(model)>, QueueModel>;
+  }));
+  EXPECT_EQ(call_problem("queue(fifo=per-producer)", Call{"peek", {}}),
+            "queue(fifo=\"per-producer\") has no method 'peek'");
+  EXPECT_EQ(call_problem("queue(fifo=per-producer)", Call{"try_dequeue", {}}), std::nullopt);
+  EXPECT_EQ(call_problem("queue", Call{"try_dequeue", {}}), "queue has no method 'try_dequeue'");
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"queue(fifo=sideways)",
+       "model 'queue': fifo must be global or per-producer, got \"sideways\""},
+      {"queue(fifo=1)", "model 'queue': fifo must be global or per-producer, got 1"},
+      {"queue(fifo=:per-producer)", "fifo must be global or per-producer, got \":per-producer\""},
+      {"queue(fifo=per-producer,init=0)", "model 'queue' takes no parameter 'init'"},
+      {"queue(fifo=global,init=0)", "model 'queue' takes no parameter 'init'"},
+      {"queue(fifo=global,fifo=global)", "parameter 'fifo' given twice"},
+      {"bag(init=0)", "model 'bag' takes no parameter 'init'"},
+      {"stack(fifo=per-producer)", "model 'stack' takes no parameter 'fifo'"},
+  };
+  for (const auto& [spec, message] : bad) {
+    try {
+      name_of(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const ModelSpecError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+  EXPECT_THROW(model_spec_with_init("queue(fifo=per-producer)", Value(0)), ModelSpecError);
 }
 
 }  // namespace

@@ -20,6 +20,15 @@ Compiled<QueueModel::Op> QueueModel::compile(const history::Operation& recorded)
   });
 }
 
+QueueFifo take_queue_fifo(ModelParams& params) {
+  const std::optional<history::Value> fifo = params.take("fifo");
+  if (!fifo) return QueueFifo::kGlobal;
+  if (fifo->is_string() && fifo->as_string() == "global") return QueueFifo::kGlobal;
+  if (fifo->is_string() && fifo->as_string() == "per-producer") return QueueFifo::kPerProducer;
+  throw ModelSpecError("model 'queue': fifo must be global or per-producer, got " +
+                       fifo->to_string());
+}
+
 std::vector<history::Call> QueueModel::build(const State& state) const {
   std::vector<history::Call> calls;
   for (std::int32_t id : state) calls.push_back(history::Call{"enq", {values_->value(id)}});

@@ -5,6 +5,10 @@
 // takes effect; pending peeks are left out.
 // State: the interned ids of the elements, head first.
 //
+// Parameter `fifo`: `global` (the default: this model, named "queue") or `per-producer` (FIFO
+// only among the elements of one producer: PerProducerQueueModel, spec/per_producer_queue.h).
+// spec::visit_model takes it with take_queue_fifo() and constructs the one it names.
+//
 // Thread-safety: immutable apart from the internally synchronized interner.
 //
 // Internal header: not part of linfault's public API (include/linfault/), which includes it where
@@ -20,9 +24,16 @@
 #include <vector>
 
 #include "spec/model.h"
+#include "spec/model_params.h"
 #include "spec/model_support.h"
 
 namespace linfault::spec {
+
+enum class QueueFifo : std::uint8_t { kGlobal, kPerProducer };
+
+// Takes the queue's `fifo` parameter from `params`: kGlobal when it is absent or `global`,
+// kPerProducer for `per-producer`; throws ModelSpecError for any other value.
+QueueFifo take_queue_fifo(ModelParams& params);
 
 class QueueModel {
  public:

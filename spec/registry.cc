@@ -1,5 +1,7 @@
 #include "spec/registry.h"
 
+#include <algorithm>
+
 namespace linfault::spec {
 namespace {
 
@@ -15,8 +17,9 @@ UnknownModel::UnknownModel(std::string_view name)
     : ModelSpecError(unknown_model_message(name)), name_(name) {}
 
 std::vector<std::string_view> model_names_built_in() {
-  return {"register",      "cas-register", "kv",      "set",      "stack", "queue",
-          "priorityqueue", "deque",        "counter", "snapshot", "mutex", "multi-register"};
+  return {"register", "cas-register",   "kv",    "set",     "stack",
+          "queue",    "priorityqueue",  "deque", "counter", "snapshot",
+          "mutex",    "multi-register", "bag"};
 }
 
 std::vector<std::string_view> model_names() {
@@ -47,6 +50,24 @@ std::optional<std::string> call_problem(std::string_view spec_text, const histor
     if (const ModelError* error = std::get_if<ModelError>(&compiled)) return error->message;
     return std::nullopt;
   });
+}
+
+std::vector<std::string> method_aliases(std::string_view spec_text, const std::string& method) {
+  history::Operation probe;
+  probe.call = history::Call{method, {}};
+  probe.outcome = history::Outcome::kPending;
+  std::vector<std::string> aliases;
+  {
+    const AliasCapture capture(aliases);
+    visit_model(spec_text, [&](const auto& model) {
+      (void)model.compile(probe);
+      return 0;
+    });
+  }
+  if (std::find(aliases.begin(), aliases.end(), method) == aliases.end()) {
+    aliases.insert(aliases.begin(), method);
+  }
+  return aliases;
 }
 
 std::string model_spec_with_init(std::string_view spec_text, const history::Value& value) {

@@ -9,8 +9,10 @@
 // not parse, a parameter the model does not take or a bad value throws ModelSpecError (UnknownModel
 // is one). Both are one-line std::invalid_argument messages.
 // Names: register cas-register kv set stack queue priorityqueue deque counter snapshot mutex
-// multi-register (see each model's header for its methods, aliases and parameters). register,
-// cas-register and multi-register take `init` (the initial value; default nil). Then the names
+// multi-register bag (see each model's header for its methods, aliases and parameters). register,
+// cas-register and multi-register take `init` (the initial value; default nil); queue takes
+// `fifo`, global (QueueModel, named "queue") or per-producer (PerProducerQueueModel, named
+// queue(fifo="per-producer")), which are different model types. Then the names
 // registered at run time (spec/dynamic_model.h: users' own models, a target's serial spec),
 // which f receives as an ErasedModel.
 //
@@ -29,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "spec/bag.h"
 #include "spec/cas_register.h"
 #include "spec/counter.h"
 #include "spec/deque.h"
@@ -37,6 +40,7 @@
 #include "spec/model_params.h"
 #include "spec/multi_register.h"
 #include "spec/mutex.h"
+#include "spec/per_producer_queue.h"
 #include "spec/priority_queue.h"
 #include "spec/queue.h"
 #include "spec/register.h"
@@ -71,13 +75,19 @@ decltype(auto) visit_model(std::string_view spec_text, F&& f) {
   if (name == "kv") return std::forward<F>(f)(make_model<KvModel>(params));
   if (name == "set") return std::forward<F>(f)(make_model<SetModel>(params));
   if (name == "stack") return std::forward<F>(f)(make_model<StackModel>(params));
-  if (name == "queue") return std::forward<F>(f)(make_model<QueueModel>(params));
+  if (name == "queue") {
+    if (take_queue_fifo(params) == QueueFifo::kPerProducer) {
+      return std::forward<F>(f)(make_model<PerProducerQueueModel>(params));
+    }
+    return std::forward<F>(f)(make_model<QueueModel>(params));
+  }
   if (name == "priorityqueue") return std::forward<F>(f)(make_model<PriorityQueueModel>(params));
   if (name == "deque") return std::forward<F>(f)(make_model<DequeModel>(params));
   if (name == "counter") return std::forward<F>(f)(make_model<CounterModel>(params));
   if (name == "snapshot") return std::forward<F>(f)(make_model<SnapshotModel>(params));
   if (name == "mutex") return std::forward<F>(f)(make_model<MutexModel>(params));
   if (name == "multi-register") return std::forward<F>(f)(make_model<MultiRegisterModel>(params));
+  if (name == "bag") return std::forward<F>(f)(make_model<BagModel>(params));
   if (std::optional<ErasedModel> dynamic = make_dynamic_model(spec)) {
     return std::forward<F>(f)(*dynamic);
   }
@@ -97,6 +107,11 @@ bool same_model(std::string_view a, std::string_view b);
 // 'push'", a wrong argument count or kind), judged as a pending operation, whose result is
 // unknown; nullopt when it does. Throws what visit_model throws.
 std::optional<std::string> call_problem(std::string_view spec_text, const history::Call& call);
+
+// The spellings the model `spec_text` accepts for the method `method` ("enq": enq, enqueue, ...;
+// `method` among them), so that calls a model makes up (build, reveal) can take a target's own
+// name for the method. Just {method} for a method it does not know or a model that lists none.
+std::vector<std::string> method_aliases(std::string_view spec_text, const std::string& method);
 
 // `spec_text` with `init` set to `value` (replacing an init it gives), canonical; for --init.
 // Throws what visit_model throws (e.g. for a model that takes no init).

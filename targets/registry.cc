@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -587,6 +588,7 @@ class UserRegistry {
         throw;
       }
       if (target.model == kSerialModel) target.model = serial_spec_of(target.name);
+      if (target.thread_identity) target.factory = with_thread_identity(std::move(target.factory));
       built_.push_back(std::move(target));
     }
   }
@@ -629,6 +631,19 @@ class UserRegistry {
       }
     }
     if (!target.factory) fail("target '" + target.name + "' has no factory");
+    for (const ThreadRole& role : target.roles) {
+      if (role.methods.empty()) {
+        fail("target '" + target.name + "': role '" + role.name + "' has no methods");
+      }
+      for (const std::string& method : role.methods) {
+        const bool known = std::any_of(target.operations.begin(), target.operations.end(),
+                                       [&](const OperationSpec& op) { return op.method == method; });
+        if (!known) {
+          fail("target '" + target.name + "': role '" + role.name + "' names method '" + method +
+               "', which is not one of its operations");
+        }
+      }
+    }
     check_operations(target, fail);
   }
 
@@ -700,6 +715,32 @@ class UserRegistry {
 };
 
 }  // namespace
+
+namespace {
+// An object that answers as `inner` does and asks for threads of its own.
+class ThreadIdentityObject final : public dpct::ObjectUnderTest {
+ public:
+  explicit ThreadIdentityObject(std::unique_ptr<dpct::ObjectUnderTest> inner)
+      : inner_(std::move(inner)) {}
+  history::Value invoke(const history::Call& call) override { return inner_->invoke(call); }
+  std::optional<std::string> call_problem(const history::Call& call) const override {
+    return inner_->call_problem(call);
+  }
+  std::optional<history::Value> state() override { return inner_->state(); }
+  bool needs_thread_identity() const override { return true; }
+
+ private:
+  std::unique_ptr<dpct::ObjectUnderTest> inner_;
+};
+}  // namespace
+
+dpct::ObjectFactory with_thread_identity(dpct::ObjectFactory factory) {
+  return [factory = std::move(factory)]() -> std::unique_ptr<dpct::ObjectUnderTest> {
+    std::unique_ptr<dpct::ObjectUnderTest> inner = factory();
+    if (!inner) return nullptr;
+    return std::make_unique<ThreadIdentityObject>(std::move(inner));
+  };
+}
 
 bool register_target(std::function<Target()> make, std::string origin) {
   UserRegistry::instance().add(std::move(make), std::move(origin));
@@ -804,7 +845,8 @@ std::optional<std::string> workload_problem(const Target& target, const dpct::Wo
   for (const std::vector<history::Call>& thread : workload.threads) {
     if (std::optional<std::string> problem = calls_problem(thread)) return problem;
   }
-  return calls_problem(workload.reveal);
+  if (std::optional<std::string> problem = calls_problem(workload.reveal)) return problem;
+  return roles_problem(target, workload);
 }
 
 std::optional<std::string> workload_calls_failing_alone(const Target& target,
@@ -910,14 +952,100 @@ void random_workload_into(const Target& target, const WorkloadShape& shape, std:
   draw_calls_into(target, source, shape.setup, {}, workload.setup);
   const std::size_t threads = shape.thread_ops.empty() ? shape.threads : shape.thread_ops.size();
   workload.threads.resize(threads);
+  const std::vector<const ThreadRole*> roles = thread_roles(target, threads);
+  std::vector<unsigned> masked;
   for (std::size_t t = 0; t < threads; ++t) {
     const std::size_t calls = shape.thread_ops.empty() ? shape.ops_per_thread : shape.thread_ops[t];
-    const std::span<const unsigned> weights =
+    std::span<const unsigned> weights =
         t < shape.thread_weights.size() ? std::span<const unsigned>(shape.thread_weights[t])
                                         : std::span<const unsigned>();
+    if (!roles.empty()) {
+      // The role's methods only, as the shape weighs them; evenly when that leaves none.
+      masked.assign(target.operations.size(), 0);
+      for (std::size_t k = 0; k < masked.size(); ++k) {
+        const std::vector<std::string>& allowed = roles[t]->methods;
+        if (std::find(allowed.begin(), allowed.end(), target.operations[k].method) ==
+            allowed.end()) {
+          continue;
+        }
+        masked[k] = weights.empty() ? 1 : weights[k];
+      }
+      if (std::all_of(masked.begin(), masked.end(), [](unsigned w) { return w == 0; })) {
+        for (std::size_t k = 0; k < masked.size(); ++k) {
+          const std::vector<std::string>& allowed = roles[t]->methods;
+          masked[k] = std::find(allowed.begin(), allowed.end(), target.operations[k].method) !=
+                      allowed.end();
+        }
+      }
+      weights = masked;
+    }
     draw_calls_into(target, source, calls, weights, workload.threads[t]);
   }
   draw_calls_into(target, source, shape.reveal, {}, workload.reveal);
+}
+
+std::vector<const ThreadRole*> thread_roles(const Target& target, std::size_t threads) {
+  if (target.roles.empty()) return {};
+  std::vector<const ThreadRole*> out;
+  std::size_t bounded = 0;
+  std::vector<const ThreadRole*> open;
+  for (const ThreadRole& role : target.roles) {
+    if (role.threads == 0) {
+      open.push_back(&role);
+      continue;
+    }
+    bounded += role.threads;
+    for (std::size_t i = 0; i < role.threads && out.size() < threads; ++i) out.push_back(&role);
+  }
+  if (threads > bounded && open.empty()) {
+    std::string roles;
+    for (const ThreadRole& role : target.roles) {
+      roles += (roles.empty() ? "" : ", ") + role.name + " x" + std::to_string(role.threads);
+    }
+    throw std::invalid_argument("the roles of target " + target.name + " (" + roles +
+                                ") allow at most " + std::to_string(bounded) + " threads, not " +
+                                std::to_string(threads));
+  }
+  for (std::size_t i = 0; out.size() < threads; ++i) out.push_back(open[i % open.size()]);
+  return out;
+}
+
+std::optional<std::string> roles_problem(const Target& target, const dpct::Workload& workload) {
+  if (target.roles.empty()) return std::nullopt;
+  // Which roles each thread could take, then a search for an assignment within the counts.
+  const std::size_t n = workload.threads.size();
+  std::vector<std::vector<std::size_t>> fits(n);
+  for (std::size_t t = 0; t < n; ++t) {
+    for (std::size_t r = 0; r < target.roles.size(); ++r) {
+      const std::vector<std::string>& allowed = target.roles[r].methods;
+      const bool fits_role =
+          std::all_of(workload.threads[t].begin(), workload.threads[t].end(),
+                      [&](const history::Call& call) {
+                        return std::find(allowed.begin(), allowed.end(), call.method) !=
+                               allowed.end();
+                      });
+      if (fits_role) fits[t].push_back(r);
+    }
+    if (fits[t].empty()) {
+      return "thread " + std::to_string(t) + " calls methods no single role of target " +
+             target.name + " may call together";
+    }
+  }
+  std::vector<std::size_t> taken(target.roles.size(), 0);
+  const std::function<bool(std::size_t)> assign = [&](std::size_t t) {
+    if (t == n) return true;
+    for (std::size_t r : fits[t]) {
+      const std::size_t limit = target.roles[r].threads;
+      if (limit != 0 && taken[r] >= limit) continue;
+      ++taken[r];
+      if (assign(t + 1)) return true;
+      --taken[r];
+    }
+    return false;
+  };
+  if (assign(0)) return std::nullopt;
+  return "the threads of the workload need more threads of a role than target " + target.name +
+         " allows";
 }
 
 }  // namespace linfault::targets

@@ -73,6 +73,15 @@ ArgumentGenerator cell_and_value(std::int64_t cells, std::int64_t low, std::int6
 // (i, j): two distinct cells in [0, cells).
 ArgumentGenerator distinct_cells(std::int64_t cells);
 
+// What the threads of a workload may call, for an object whose contract restricts its callers:
+// a single-producer single-consumer queue is {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
+// a single-consumer queue {{"consumer", {"deq"}, 1}, {"producer", {"enq"}, 0}}.
+struct ThreadRole {
+  std::string name;
+  std::vector<std::string> methods;  // the operations a thread of this role may call
+  std::size_t threads = 1;           // at most this many threads take it; 0: any number
+};
+
 // A known failing scenario of a buggy target (benchmark-objects.md).
 struct KnownScenario {
   std::string description;
@@ -98,10 +107,24 @@ struct Target {
   // target and native stress runs must use workloads that cannot strand an operation (see
   // targets_native_test.cc).
   bool may_livelock = false;
+  // The object tells its callers' threads apart: thread_local state, std::this_thread::get_id,
+  // pthread_self (moodycamel::ConcurrentQueue's implicit producers). Controlled runs then give
+  // each logical thread an OS thread of its own instead of a fiber: same identities as real
+  // threads, at a few microseconds per thread switch instead of nanoseconds.
+  bool thread_identity = false;
   std::vector<OperationSpec> operations;
+  // The roles the concurrent threads take, when the object's contract restricts who calls what
+  // (empty: any thread calls any operation). Every workload a command draws, enumerates or
+  // shrinks gives each thread one role, at most `threads` threads each; Ps and Pr, which run
+  // alone, may call any operation.
+  std::vector<ThreadRole> roles = {};
   dpct::ObjectFactory factory;
   std::vector<KnownScenario> known_scenarios;  // empty for controls
 };
+
+// `factory`'s objects, asking for threads of their own (Target::thread_identity); registration
+// applies it to a target that sets thread_identity.
+dpct::ObjectFactory with_thread_identity(dpct::ObjectFactory factory);
 
 // Thrown by find() for a name not in the registry; the message lists the valid names.
 class UnknownTarget : public std::invalid_argument {
@@ -161,6 +184,15 @@ dpct::Workload random_workload(const Target& target, const WorkloadShape& shape,
 // buffers, so a campaign that draws one workload per history allocates little after the first.
 void random_workload_into(const Target& target, const WorkloadShape& shape, std::uint64_t seed,
                           dpct::Workload& workload);
+
+// For a target with roles: the role of each of `threads` threads of a drawn workload (fixed-count
+// roles first, in order, then the others in turn), or a one-line reason there is none ("the
+// roles of spsc allow at most 2 threads"). Empty for a target without roles.
+std::vector<const ThreadRole*> thread_roles(const Target& target, std::size_t threads);
+// Why `workload`'s concurrent threads break the target's roles (no assignment of threads to roles
+// in which every thread calls only its role's methods and no role has too many threads), or
+// nullopt when they do not (always for a target without roles).
+std::optional<std::string> roles_problem(const Target& target, const dpct::Workload& workload);
 
 // Tells whether a target can take a call, without making it: whether the call names one of the
 // target's methods, with the number of arguments the method's generator draws (checked where it

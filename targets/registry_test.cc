@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <utility>
 #include <set>
 #include <string>
 
@@ -118,6 +121,38 @@ TEST(RegistryTest, RandomWorkloadsAreDeterministicAndShaped) {
   ASSERT_EQ(a.threads.size(), 3u);
   for (const auto& thread : a.threads) EXPECT_EQ(thread.size(), 4u);
   EXPECT_EQ(a.reveal.size(), 2u);
+}
+
+TEST(RegistryTest, RolesDecideWhatEachDrawnThreadCallsAndWhichWorkloadsFit) {
+  Target target = find("ms_queue");  // enq/deq
+  target.name = "mpsc";
+  target.roles = {{"consumer", {"deq"}, 1}, {"producer", {"enq"}, 0}};
+  const dpct::Workload w = random_workload(target, {.threads = 4, .ops_per_thread = 5}, 7);
+  ASSERT_EQ(w.threads.size(), 4u);
+  for (const history::Call& call : w.threads[0]) EXPECT_EQ(call.method, "deq");
+  for (std::size_t t = 1; t < 4; ++t) {
+    for (const history::Call& call : w.threads[t]) EXPECT_EQ(call.method, "enq");
+  }
+  EXPECT_EQ(roles_problem(target, w), std::nullopt);
+
+  dpct::Workload two_consumers = w;
+  two_consumers.threads[1] = {history::Call{"deq", {}}};
+  ASSERT_TRUE(roles_problem(target, two_consumers).has_value());
+  EXPECT_THAT(*roles_problem(target, two_consumers), HasSubstr("more threads of a role"));
+  dpct::Workload mixed = w;
+  mixed.threads[2].push_back(history::Call{"deq", {}});
+  ASSERT_TRUE(roles_problem(target, mixed).has_value());
+  EXPECT_THAT(*roles_problem(target, mixed), HasSubstr("thread 2 calls methods no single role"));
+  // Any order of the threads fits: a consumer need not be thread 0.
+  dpct::Workload swapped = w;
+  std::swap(swapped.threads[0], swapped.threads[3]);
+  EXPECT_EQ(roles_problem(target, swapped), std::nullopt);
+
+  target.roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
+  EXPECT_EQ(thread_roles(target, 2).size(), 2u);
+  EXPECT_THROW(thread_roles(target, 3), std::invalid_argument);
+  EXPECT_THROW(random_workload(target, {.threads = 3, .ops_per_thread = 1}, 1),
+               std::invalid_argument);
 }
 
 TEST(RegistryTest, AWorkloadDrawnIntoAUsedOneIsTheFreshlyDrawnOne) {

@@ -1,10 +1,12 @@
-// `linfault check` with model parameters (--init, "cas-register(init=0)") and the mutex and
-// multi-register models, on the hand-written histories of tests/data/.
+// `linfault check` with model parameters (--init, "cas-register(init=0)", "queue(fifo=...)") and
+// the mutex, multi-register and bag models, on the hand-written histories of tests/data/ and
+// JSON histories written by the tests.
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +97,139 @@ TEST_F(ModelsCliTest, MultiRegisterTransactionsAreAtomic) {
       << torn.out;
   const RunResult atomic = run("check tests/data/multi-register-atomic.edn");
   EXPECT_EQ(atomic.exit_code, 0) << atomic.out << atomic.err;
+}
+
+// One call of a sequential JSON history: process, method, argument (or none), result.
+struct Line {
+  int process;
+  std::string method;
+  std::string arg;  // JSON, "" for no argument
+  std::string result = "null";
+};
+
+// A JSON history whose calls run one after another; `model` is its "model" field, or none.
+std::string sequential_history(const std::vector<Line>& lines, const std::string& model = "") {
+  std::string out = "{\"linfault\": \"history\", \"version\": 1,";
+  if (!model.empty()) out += " \"model\": " + nlohmann::json(model).dump() + ",";
+  out += "\n \"operations\": [\n";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    out += std::string(i ? ",\n" : "") + "{\"process\": " + std::to_string(l.process) +
+           ", \"method\": \"" + l.method + "\", \"args\": [" + l.arg +
+           "], \"result\": " + l.result +
+           ", \"outcome\": \"ok\", \"call\": " + std::to_string(2 * i) +
+           ", \"return\": " + std::to_string(2 * i + 1) + "}";
+  }
+  return out + "]}\n";
+}
+
+TEST_F(ModelsCliTest, PerProducerFifoOrdersOnlyOneProducersElements) {
+  // 3 is enqueued after 1 and 2, by another producer, and dequeued first: a violation of a
+  // global FIFO, not of FIFO per producer (moodycamel::ConcurrentQueue's contract).
+  const std::string across = write("across.json", sequential_history({
+                                                      {1, "enq", "1"},
+                                                      {1, "enq", "2"},
+                                                      {2, "enqueue", "3"},
+                                                      {3, "deq", "", "3"},
+                                                      {3, "try_dequeue", "", "1"},
+                                                      {3, "deq", "", "2"},
+                                                      {3, "deq", "", "null"},
+                                                  }));
+  // (The global queue has no try_dequeue.)
+  const std::string global = write("global.json", sequential_history({
+                                                      {1, "enq", "1"},
+                                                      {1, "enq", "2"},
+                                                      {2, "enqueue", "3"},
+                                                      {3, "deq", "", "3"},
+                                                      {3, "deq", "", "1"},
+                                                      {3, "deq", "", "2"},
+                                                  }));
+  const RunResult fifo = run("check '" + global + "' --model queue");
+  EXPECT_EQ(fifo.exit_code, 1) << fifo.out << fifo.err;
+  const RunResult per_producer = run("check '" + across + "' --model 'queue(fifo=per-producer)'");
+  EXPECT_EQ(per_producer.exit_code, 0) << per_producer.out << per_producer.err;
+  EXPECT_NE(per_producer.out.find("model queue(fifo=\"per-producer\")"), std::string::npos)
+      << per_producer.out;
+  EXPECT_EQ(run("check '" + global + "' --model 'queue(fifo=per-producer)'").exit_code, 0);
+  // Never the queue monitor: the search decides, with --algo auto.
+  const RunResult json = run("check '" + global + "' --json --model 'queue(fifo=per-producer)'");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json verdict = nlohmann::json::parse(json.out);
+  EXPECT_EQ(verdict["model"], "queue(fifo=\"per-producer\")");
+  EXPECT_EQ(verdict["algorithm"].get<std::string>().rfind("search", 0), 0u) << json.out;
+  EXPECT_NE(
+      run("check '" + global + "' --algo monitor --model 'queue(fifo=per-producer)'").exit_code, 0);
+  // A file may name the model itself.
+  const std::string named =
+      write("named.json",
+            sequential_history({{1, "enq", "1"}, {2, "enq", "2"}, {3, "try_dequeue", "", "2"}},
+                               "queue(fifo=per-producer)"));
+  const RunResult from_file = run("check '" + named + "'");
+  EXPECT_EQ(from_file.exit_code, 0) << from_file.out << from_file.err;
+  EXPECT_NE(from_file.out.find("model queue(fifo=\"per-producer\")"), std::string::npos)
+      << from_file.out;
+}
+
+TEST_F(ModelsCliTest, PerProducerFifoStillOrdersOneProducer) {
+  const std::string within = write("within.json", sequential_history({
+                                                      {1, "enq", "1"},
+                                                      {1, "enq", "2"},
+                                                      {2, "enq", "3"},
+                                                      {3, "try_dequeue", "", "2"},
+                                                      {3, "try_dequeue", "", "1"},
+                                                  }));
+  const RunResult r = run("check '" + within + "' --model 'queue(fifo=per-producer)'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("try_dequeue() -> 2"), std::string::npos) << r.out;
+}
+
+TEST_F(ModelsCliTest, OnlyTryDequeueMayFindNothingInAQueueThatHoldsSomething) {
+  const auto history = [](const std::string& method) {
+    return sequential_history({{1, "enq", "1"}, {2, method, "", "null"}, {2, "deq", "", "1"}});
+  };
+  const std::string spurious = write("spurious.json", history("try_dequeue"));
+  const std::string strict = write("strict.json", history("deq"));
+  EXPECT_EQ(run("check '" + spurious + "' --model 'queue(fifo=per-producer)'").exit_code, 0);
+  EXPECT_EQ(run("check '" + strict + "' --model 'queue(fifo=per-producer)'").exit_code, 1);
+  EXPECT_EQ(run("check '" + strict + "' --model queue").exit_code, 1);
+}
+
+TEST_F(ModelsCliTest, BadQueueParametersAreOneLineUsageErrors) {
+  const std::string file = write("q.json", sequential_history({{1, "enq", "1"}}));
+  const RunResult sideways = run("check '" + file + "' --model 'queue(fifo=sideways)'");
+  EXPECT_EQ(sideways.exit_code, 64);
+  expect_one_line_error(sideways,
+                        "model 'queue': ", "fifo must be global or per-producer, got \"sideways\"");
+  const RunResult init = run("check '" + file + "' --model 'queue(fifo=per-producer)' --init 0");
+  EXPECT_EQ(init.exit_code, 64);
+  expect_one_line_error(init, "--init: ", "model 'queue' takes no parameter 'init'");
+  const RunResult bag = run("check '" + file + "' --model 'bag(fifo=global)'");
+  EXPECT_EQ(bag.exit_code, 64);
+  expect_one_line_error(bag, "model 'bag'", "takes no parameter 'fifo'");
+  // fifo=global is the plain queue, named "queue".
+  const RunResult global = run("check '" + file + "' --json --model 'queue(fifo=global)'");
+  EXPECT_EQ(global.exit_code, 0) << global.err;
+  EXPECT_EQ(nlohmann::json::parse(global.out)["model"], "queue");
+}
+
+TEST_F(ModelsCliTest, ABagTakesAnyElementButNilOnlyWhenEmpty) {
+  const std::string any = write("any.json", sequential_history({
+                                                {1, "add", "1"},
+                                                {2, "put", "2"},
+                                                {1, "add", "1"},
+                                                {3, "take", "", "2"},
+                                                {3, "take", "", "1"},
+                                                {3, "take", "", "1"},
+                                                {3, "take", "", "null"},
+                                            }));
+  const RunResult ok = run("check '" + any + "' --model bag");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("model bag"), std::string::npos) << ok.out;
+  const std::string empty =
+      write("empty.json", sequential_history({{1, "add", "1"}, {3, "take", "", "null"}}, "bag"));
+  const RunResult bad = run("check '" + empty + "'");
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("take() -> nil"), std::string::npos) << bad.out;
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ std::uint64_t outcome_count(const detect::DetectionReport& report, dpct::RunOutc
 // Deterministic counts only: the same histories give the same bytes (docs/scale-out.md).
 nlohmann::json summary_json(const nlohmann::json& campaign, const Shard& shard,
                             const detect::DetectionReport& report, std::uint64_t saved,
-                            bool complete) {
+                            std::uint64_t keep_runs, bool complete) {
   nlohmann::json outcomes = nlohmann::json::object();
   for (dpct::RunOutcome outcome : {dpct::RunOutcome::kOk, dpct::RunOutcome::kDeadlock,
                                    dpct::RunOutcome::kLivelock, dpct::RunOutcome::kCrash}) {
@@ -67,6 +67,7 @@ nlohmann::json summary_json(const nlohmann::json& campaign, const Shard& shard,
       {"unknown", report.unknown},
       {"outcomes", outcomes},
       {"saved", saved},
+      {"keep_runs", keep_runs},
       {"first_failing_seed", report.first_failing_seed ? nlohmann::json(*report.first_failing_seed)
                                                        : nlohmann::json(nullptr)}};
 }
@@ -94,7 +95,7 @@ class ResultWriter {
     // The saved runs it counts reach the disk before it does.
     history::flush_file_system(args_.out);
     write_summary(args_.out, summary_json(detection_campaign(target_, options_, report.scheduler),
-                                          shard_, report, saved_, complete));
+                                          shard_, report, kept_.size(), args_.keep_runs, complete));
     last_summary_ = Clock::now();
   }
 

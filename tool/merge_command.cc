@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -131,8 +132,9 @@ std::vector<ShardInput> check_shards(std::vector<ShardInput> shards) {
   return shards;
 }
 
-// The saved runs of a detect shard: checked against its summary, copied to `out`.
-std::uint64_t copy_saved_runs(const ShardInput& in, const fs::path& out) {
+// The saved runs of a detect shard, checked against its summary, by history index.
+std::map<std::uint64_t, fs::path> saved_runs(const ShardInput& in) {
+  std::map<std::uint64_t, fs::path> found;
   const json& campaign = in.summary["campaign"];
   const std::string target = campaign.value("target", "");
   const std::uint64_t seed = campaign.value("seed", std::uint64_t{0});
@@ -163,27 +165,27 @@ std::uint64_t copy_saved_runs(const ShardInput& in, const fs::path& out) {
       fail(file, "not a run saved by shard " + in.shard.text() + " of this campaign (expected " +
                      prefix + "<seed>.json for a seed of its histories)");
     }
-    const std::string text = history::read_file(file.string());
     const detect::SavedRun run = detect::read_saved_run(file.string());
     if (run.seed != *run_seed || run.target != target) {
       fail(file, "its content is seed " + std::to_string(run.seed) + " of " + run.target +
                      ", not what its name says");
     }
-    history::write_file_atomically(out / file.filename(), text, history::Durability::kProcessSafe);
+    found.emplace(*run_seed - seed, file);
   }
   const std::uint64_t said = unsigned_field(in, in.summary, "saved");
   if (files.size() != said) {
     fail(in.file, "says " + std::to_string(said) + " saved runs, but " + in.dir.string() +
                       " holds " + std::to_string(files.size()));
   }
-  return files.size();
+  return found;
 }
 
 json merge_detect(const std::vector<ShardInput>& shards, const fs::path& out) {
   json merged = shards.front().summary;
   const std::uint64_t seed = merged["campaign"].value("seed", std::uint64_t{0});
-  std::uint64_t histories = 0, violations = 0, unknown = 0, saved = 0;
+  std::uint64_t histories = 0, violations = 0, unknown = 0;
   std::map<std::string, std::uint64_t> outcomes;
+  std::map<std::uint64_t, fs::path> runs;  // by history index
   std::optional<std::uint64_t> first_index;
   for (const ShardInput& in : shards) {
     histories += unsigned_field(in, in.summary, "histories");
@@ -207,7 +209,17 @@ json merge_detect(const std::vector<ShardInput>& shards, const fs::path& out) {
     } else if (!first.is_null()) {
       fail(in.file, "field \"first_failing_seed\": expected a seed or null");
     }
-    saved += copy_saved_runs(in, out);
+    runs.merge(saved_runs(in));
+  }
+  // Each shard kept the failing runs of its lowest indices up to keep_runs: the campaign's lowest
+  // are among them, and the merge keeps those, as the unsharded run does.
+  const std::uint64_t keep = merged.value("keep_runs", std::numeric_limits<std::uint64_t>::max());
+  std::uint64_t saved = 0;
+  for (const auto& [index, file] : runs) {
+    if (saved == keep) break;
+    history::write_file_atomically(out / file.filename(), history::read_file(file.string()),
+                                   history::Durability::kProcessSafe);
+    ++saved;
   }
   if (histories != merged["campaign"].value("histories", std::uint64_t{0})) {
     fail(shards.front().file, "the shards ran " + std::to_string(histories) +

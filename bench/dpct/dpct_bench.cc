@@ -1,6 +1,7 @@
 // Throughput of controlled execution: a 2-thread x 5-operation Treiber stack under PCT, with and
 // without history recording, on one worker and on all cores; the cost of a scheduling point and
-// of a fiber switch. Run: build/bench/dpct/dpct_bench (figures: exec/s, ns/point).
+// of a thread switch, on fibers and on OS threads of their own (an object that needs thread
+// identity). Run: build/bench/dpct/dpct_bench (figures: exec/s, ns/point).
 
 #include <benchmark/benchmark.h>
 
@@ -25,6 +26,8 @@ namespace dpct = linfault::dpct;
 // The classic lock-free stack on the dpct API (nodes freed with the stack: no ABA, no reclamation).
 class TreiberStack final : public dpct::ObjectUnderTest {
  public:
+  explicit TreiberStack(bool os_threads = false) : os_threads_(os_threads) {}
+  bool needs_thread_identity() const override { return os_threads_; }
   ~TreiberStack() override {
     for (Node* n = allocated_; n != nullptr;) {
       Node* next = n->chain;
@@ -58,6 +61,7 @@ class TreiberStack final : public dpct::ObjectUnderTest {
     Node* chain;
     dpct::Atomic<Node*> next{nullptr};
   };
+  bool os_threads_;
   dpct::Atomic<Node*> top_{nullptr};
   Node* allocated_ = nullptr;
 };
@@ -82,9 +86,14 @@ void report(benchmark::State& state, std::uint64_t executions, std::uint64_t poi
   state.counters["points/exec"] = static_cast<double>(points) / static_cast<double>(executions);
 }
 
-// One worker, one Executor reused; arg 0: no recording, 1: history + decision points recorded.
+// One worker, one Executor reused; record 0: no recording, 1: history + decision points
+// recorded; os_threads 1: each logical thread on an OS thread of its own.
 void BM_PctTreiberOneCore(benchmark::State& state) {
   const bool record = state.range(0) != 0;
+  const bool os_threads = state.range(1) != 0;
+  const dpct::ObjectFactory factory = [os_threads] {
+    return std::make_unique<TreiberStack>(os_threads);
+  };
   const dpct::Workload w = treiber_2x5();
   dpct::Executor executor;
   dpct::PctScheduler pct(dpct::PctOptions{0, 3, kSteps});
@@ -94,13 +103,16 @@ void BM_PctTreiberOneCore(benchmark::State& state) {
   std::uint64_t seed = 0, points = 0;
   for (auto _ : state) {
     pct.reseed(++seed);
-    dpct::Run run = executor.execute(kFactory, w, pct, options);
+    dpct::Run run = executor.execute(factory, w, pct, options);
     points += run.steps;
     benchmark::DoNotOptimize(run);
   }
   report(state, seed, points);
 }
-BENCHMARK(BM_PctTreiberOneCore)->Arg(0)->Arg(1)->ArgName("record");
+BENCHMARK(BM_PctTreiberOneCore)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"record", "os_threads"})
+    ->UseRealTime();
 
 // run_many over `workers` workers; arg 0: record, arg 1: workers (0 = all cores).
 void BM_PctTreiberRunMany(benchmark::State& state) {
@@ -150,16 +162,21 @@ class Alternate final : public dpct::Scheduler {
 
 class Loads final : public dpct::ObjectUnderTest {
  public:
+  explicit Loads(bool os_threads) : os_threads_(os_threads) {}
+  bool needs_thread_identity() const override { return os_threads_; }
   Value invoke(const Call&) override {
     for (int i = 0; i < 1000; ++i) x_.load();
     return {};
   }
 
  private:
+  bool os_threads_;
   dpct::Atomic<int> x_{0};
 };
 
+// os_threads 1: the switches hand a baton between OS threads.
 void BM_SwitchEveryPoint(benchmark::State& state) {
+  const bool os_threads = state.range(0) != 0;
   dpct::Workload w;
   w.threads = {{Call{"loads", {}}}, {Call{"loads", {}}}};
   dpct::Executor executor;
@@ -167,7 +184,7 @@ void BM_SwitchEveryPoint(benchmark::State& state) {
   dpct::ExecutionOptions options;
   options.record_history = false;
   options.record_points = false;
-  const dpct::ObjectFactory factory = [] { return std::make_unique<Loads>(); };
+  const dpct::ObjectFactory factory = [os_threads] { return std::make_unique<Loads>(os_threads); };
   std::uint64_t runs = 0, points = 0;
   for (auto _ : state) {
     dpct::Run run = executor.execute(factory, w, alternate, options);
@@ -176,7 +193,7 @@ void BM_SwitchEveryPoint(benchmark::State& state) {
   }
   report(state, runs, points);
 }
-BENCHMARK(BM_SwitchEveryPoint);
+BENCHMARK(BM_SwitchEveryPoint)->Arg(0)->Arg(1)->ArgName("os_threads")->UseRealTime();
 
 }  // namespace
 

@@ -198,6 +198,60 @@ TEST(ContainerMonitors, PendingRemovalCalledTooLateCannotExplainAnInversion) {
   EXPECT_EQ(check_auto("stack", e, CheckOptions{}).result, Result::kLinearizable);
 }
 
+// queue(fifo=per-producer) is FIFO per producer only: the queue monitor, which is FIFO across
+// producers, must never decide it (nor the bag, which has no order at all).
+TEST(ContainerMonitors, PerProducerQueuesAndBagsGoToTheSearch) {
+  const std::string per_producer = "queue(fifo=\"per-producer\")";
+  history::HistoryBuilder b("test");
+  b.call(1, Call{"enq", {Value(1)}}, Value());
+  b.call(1, Call{"enq", {Value(2)}}, Value());
+  b.call(2, Call{"enq", {Value(3)}}, Value());  // after 1 and 2, but another producer's
+  b.call(3, Call{"deq", {}}, Value(3));
+  b.call(3, Call{"deq", {}}, Value(1));
+  b.call(3, Call{"deq", {}}, Value(2));
+  b.call(3, Call{"deq", {}}, Value());
+  const history::History across = std::move(b).build();
+  const Verdict fifo = check_auto("queue", across, CheckOptions{}, Algo::kAuto);
+  EXPECT_EQ(fifo.result, Result::kViolation);
+  EXPECT_EQ(fifo.algorithm, "monitor:queue");
+  EXPECT_FALSE(has_monitor(per_producer));
+  EXPECT_FALSE(has_monitor("queue(fifo=per-producer)"));
+  EXPECT_FALSE(has_monitor("bag"));
+  for (const std::string& spec : {per_producer, std::string("queue(fifo=per-producer)")}) {
+    const Verdict v = check_auto(spec, across, CheckOptions{}, Algo::kAuto);
+    EXPECT_EQ(v.result, Result::kLinearizable) << spec;
+    EXPECT_EQ(v.algorithm.rfind("search", 0), 0u) << v.algorithm;
+    EXPECT_EQ(v.monitor_declined, "");
+    EXPECT_FALSE(run_monitor(spec, across, CheckOptions{}).verdict);
+    EXPECT_THROW(check_auto(spec, across, CheckOptions{}, Algo::kMonitor), history::InputError);
+  }
+
+  // Two elements of one producer out of order: a violation for it too.
+  history::HistoryBuilder c("test");
+  c.call(1, Call{"enq", {Value(1)}}, Value());
+  c.call(1, Call{"enq", {Value(2)}}, Value());
+  c.call(2, Call{"enq", {Value(3)}}, Value());
+  c.call(3, Call{"try_dequeue", {}}, Value(2));
+  c.call(3, Call{"try_dequeue", {}}, Value(1));
+  const history::History within = std::move(c).build();
+  const Verdict v = check_auto(per_producer, within, CheckOptions{}, Algo::kAuto);
+  EXPECT_EQ(v.result, Result::kViolation);
+  EXPECT_EQ(v.algorithm.rfind("search", 0), 0u) << v.algorithm;
+  EXPECT_EQ(within.op(v.culprit).result, Value(2));
+
+  // A bag: any element, but nil only when empty.
+  history::HistoryBuilder d("test");
+  d.call(1, Call{"add", {Value(1)}}, Value());
+  d.call(2, Call{"add", {Value(2)}}, Value());
+  d.call(3, Call{"take", {}}, Value(2));
+  d.call(3, Call{"take", {}}, Value(1));
+  EXPECT_EQ(check_auto("bag", std::move(d).build(), CheckOptions{}).result, Result::kLinearizable);
+  history::HistoryBuilder e("test");
+  e.call(1, Call{"add", {Value(1)}}, Value());
+  e.call(3, Call{"take", {}}, Value());
+  EXPECT_EQ(check_auto("bag", std::move(e).build(), CheckOptions{}).result, Result::kViolation);
+}
+
 TEST(ContainerMonitors, AlgoNames) {
   EXPECT_EQ(parse_algo_name("auto"), Algo::kAuto);
   EXPECT_EQ(parse_algo_name("search"), Algo::kSearch);

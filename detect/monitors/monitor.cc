@@ -19,6 +19,9 @@ namespace {
 using internal::Decision;
 using internal::PrefixDecision;
 
+// Monitors are chosen by the exact model spec, never by its name alone: a model with parameters
+// may have other semantics (queue(fifo="per-producer") is FIFO per producer only, which the queue
+// monitor would wrongly call violations) and goes to the search.
 std::optional<internal::ContainerKind> container_kind(std::string_view model) {
   if (model == "stack") return internal::ContainerKind::kStack;
   if (model == "queue") return internal::ContainerKind::kQueue;
