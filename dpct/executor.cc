@@ -1148,7 +1148,8 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   } recoverable{*this, current_, detail::current_context};
   current_ = this;
   recoverable_ = true;
-  if (sigsetjmp(recovery_, 1) == 0) {
+  // Without the signal mask: saving it is a system call per run; recover() unblocks the signal.
+  if (sigsetjmp(recovery_, 0) == 0) {
     run_object(factory, workload, scheduler);
   } else {
     // Back from code on this stack that faulted (or stalled): whatever ran there is left as it

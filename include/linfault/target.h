@@ -1,8 +1,8 @@
 // <linfault/target.h>: make your own concurrent object a linfault target. Public API.
 //
-// A target is a concurrent class bound to a sequential model (spec/registry.h names: set, queue,
-// stack, deque, register, cas-register, kv, priorityqueue, counter, snapshot, or a model of your
-// own, <linfault/model.h>) with generators for its operations' arguments. With `t.model =
+// A target is a concurrent class bound to a sequential model (spec/registry.h names: set, bag,
+// queue, queue(fifo=per-producer), stack, deque, register, cas-register, kv, priorityqueue,
+// counter, snapshot, or a model of your own, <linfault/model.h>) with generators for its operations' arguments. With `t.model =
 // "serial"` it needs no model at all: its own serial runs are the specification (Line-Up,
 // docs/serial-spec.md), as `--spec serial` makes them for any target; a binding that names the
 // object's state (`.state(&Counter::get)`: equal states answer every later call alike) lets those

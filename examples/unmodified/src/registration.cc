@@ -16,6 +16,7 @@
 #include "ms_queue.h"
 #include "seqlock_register.h"
 #include "treiber_stack.h"
+#include "reentrant_counter.h"
 #include "ttas_counter.h"
 #include "vyukov_queue.h"
 
@@ -143,8 +144,27 @@ linfault::Target treiber(bool buggy) {
   return t;
 }
 
+// Its lock tells threads apart by std::this_thread::get_id() and thread_local state: each
+// logical thread must be a thread of its own.
+linfault::Target reentrant() {
+  using unmodified::ReentrantCounter;
+  linfault::Target t;
+  t.name = "reentrant_counter";
+  t.model = "counter";
+  t.description = "counter under a reentrant spin lock that knows its owner by thread id (correct)";
+  t.thread_identity = true;
+  t.operations = {{"inc", linfault::no_arguments(), "inc()"},
+                  {"get", linfault::no_arguments(), "get() -> n"}};
+  t.factory = linfault::Binding<ReentrantCounter>()
+                  .method("inc", &ReentrantCounter::inc)
+                  .method("get", &ReentrantCounter::get)
+                  .factory();
+  return t;
+}
+
 }  // namespace
 
+LINFAULT_REGISTER_TARGET([] { return reentrant(); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(false); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(true); });
 LINFAULT_REGISTER_TARGET([] { return vyukov(false); });
