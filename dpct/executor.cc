@@ -1387,16 +1387,7 @@ void Executor::Impl::recover(int signal) {
     slots_[running_].abandoned = true;
     if (stale_stacks_.size() <= running_) stale_stacks_.resize(running_ + 1, false);
     stale_stacks_[running_] = true;
-    Slot& to = slots_[unwind_target()];
-    previous_ = running_;
-    running_ = unwind_target();
-#if defined(LINFAULT_FIBER_ASAN)
-    __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
-#endif
-#if defined(LINFAULT_FIBER_TSAN)
-    __tsan_switch_to_fiber(to.tsan_fiber, 0);
-#endif
-    (void)std::move(to.suspended).resume();
+    (void)leave(unwind_target()).resume();
     std::abort();  // unreachable: nothing resumes an abandoned fiber
   }
   siglongjmp(recovery_, 1);
