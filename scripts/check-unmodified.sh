@@ -9,6 +9,8 @@
 #     2,000 histories under every controlled scheduler, nor in `verify --threads 2 --ops 2`;
 #   - `unmodified-linfault run` finds each buggy one (exit 1): the null pop as a SIGSEGV crash,
 #     the missing notify as a deadlock;
+#   - spsc_ring, a single-producer single-consumer ring registered with roles (one producer, one
+#     consumer), like the others, and its buggy twin is found;
 #   - reentrant_counter, whose lock knows its owner by thread id and thread_local state, shows
 #     nothing under every controlled scheduler (each logical thread an OS thread of its own);
 #   - the project's GoogleTest check passes.
@@ -48,7 +50,7 @@ if ! grep -q '^non-linearizable: *0/10000$' "$work/out.txt" ||
   fail "detect reported failures on msq_std"
 fi
 
-correct_targets=(seqlock_std vyukov_queue futex_queue ttas_counter treiber_std)
+correct_targets=(seqlock_std vyukov_queue futex_queue ttas_counter treiber_std spsc_ring)
 for target in "${correct_targets[@]}"; do
   for scheduler in random pct dpct pos surw window portfolio; do
     step "unmodified-linfault detect: nothing in 2,000 histories of $target under $scheduler"

@@ -17,6 +17,7 @@
 #include "seqlock_register.h"
 #include "treiber_stack.h"
 #include "reentrant_counter.h"
+#include "spsc_ring.h"
 #include "ttas_counter.h"
 #include "vyukov_queue.h"
 
@@ -162,9 +163,27 @@ linfault::Target reentrant() {
   return t;
 }
 
+// A single-producer single-consumer ring: its roles keep every workload to one enqueuing thread
+// and one dequeuing thread, as its contract says.
+linfault::Target spsc(bool buggy) {
+  using unmodified::SpscRing;
+  linfault::Target t = target(
+      "spsc_ring", "queue", buggy,
+      buggy ? "single-producer single-consumer ring whose enq publishes before it writes (buggy)"
+            : "single-producer single-consumer ring, with roles producer and consumer (correct)");
+  t.roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
+  t.operations = {{"enq", linfault::unique_value(), "enq(unique value)"},
+                  {"deq", linfault::no_arguments(), "deq() -> value | nil"}};
+  t.factory =
+      binding<SpscRing>(buggy).method("enq", &SpscRing::enq).method("deq", &SpscRing::deq).factory();
+  return t;
+}
+
 }  // namespace
 
 LINFAULT_REGISTER_TARGET([] { return reentrant(); });
+LINFAULT_REGISTER_TARGET([] { return spsc(false); });
+LINFAULT_REGISTER_TARGET([] { return spsc(true); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(false); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(true); });
 LINFAULT_REGISTER_TARGET([] { return vyukov(false); });

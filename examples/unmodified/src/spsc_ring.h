@@ -1,0 +1,43 @@
+// SpscRing: a bounded single-producer single-consumer ring buffer, as audio and logging code
+// write it: the producer alone writes tail_, the consumer alone writes head_, and each publishes
+// with a release store what the other reads with acquire. Its contract: at most one thread
+// enqueues and at most one dequeues at a time (registered with roles: a producer and a
+// consumer); two enqueuers would write one slot.
+//
+// enq() returns false when the ring is full; its 64 slots are more than a checked workload
+// enqueues (the queue model has no failed enqueue).
+//
+// With `publish_first` (target spsc_ring_buggy) enq publishes the new tail before it writes the
+// slot, so a consumer in between reads the slot's old contents.
+//
+// Thread-safety: enq() from one thread and deq() from one other thread, concurrently.
+
+#ifndef UNMODIFIED_SPSC_RING_H_
+#define UNMODIFIED_SPSC_RING_H_
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace unmodified {
+
+class SpscRing {
+ public:
+  explicit SpscRing(bool publish_first = false) : publish_first_(publish_first) {}
+
+  bool enq(std::int64_t value);  // false when full
+  std::optional<std::int64_t> deq();
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  const bool publish_first_;
+  std::atomic<std::uint64_t> head_{0};  // next slot to read; written by the consumer
+  std::atomic<std::uint64_t> tail_{0};  // next slot to write; written by the producer
+  std::array<std::atomic<std::int64_t>, kSlots> slots_{};
+};
+
+}  // namespace unmodified
+
+#endif  // UNMODIFIED_SPSC_RING_H_
