@@ -788,6 +788,9 @@ bool Executor::Impl::spins(Thread& th, const Access& access) {
     ++writes_;
     ++th.own_writes;
   }
+  // Most operations end long before a point could have been visited kSpinVisits times: the
+  // window opens only past their first accesses, which keeps this off the common path.
+  if (th.op_points < kSpinVisits / 2) return false;
   if (others != th.window_others || th.op != th.window_op) {
     th.window_others = others;
     th.window_op = th.op;
