@@ -509,8 +509,9 @@ void Executor::Impl::run_concurrent(const Workload& workload) {
 #if defined(LINFAULT_FIBER_TSAN)
   slots_[n].tsan_fiber = __tsan_get_current_fiber();
 #endif
+  if (stale_stacks_.size() < n) stale_stacks_.resize(n, false);
   for (std::size_t t = 0; t < n; ++t) {
-    if (stale_stacks_.size() > t && stale_stacks_[t]) {
+    if (stale_stacks_[t]) {
       // A fiber left there after a fault: what its frames poisoned is not this fiber's.
       unpoison(static_cast<char*>(stacks_[t].sp) - stacks_[t].size, stacks_[t].size);
       stale_stacks_[t] = false;
@@ -1388,8 +1389,7 @@ void Executor::Impl::recover(int signal) {
     // A logical thread: its fiber is left for good, and the run goes on to unwind the others.
     threads_[running_].status = Status::kFinished;
     slots_[running_].abandoned = true;
-    if (stale_stacks_.size() <= running_) stale_stacks_.resize(running_ + 1, false);
-    stale_stacks_[running_] = true;
+    stale_stacks_[running_] = true;  // sized by run_concurrent: no allocation in a handler
     (void)leave(unwind_target()).resume();
     std::abort();  // unreachable: nothing resumes an abandoned fiber
   }
