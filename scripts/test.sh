@@ -4,7 +4,9 @@
 # tests (label `native`) under ThreadSanitizer. After the normal build it installs linfault to a
 # temporary prefix and builds and checks examples/user-project against it, as a user's project
 # (scripts/check-user-project.sh), and examples/unmodified, whose plain std::atomic sources the
-# build instruments (scripts/check-unmodified.sh); then runs every libFuzzer harness briefly
+# build instruments (scripts/check-unmodified.sh), and examples/libraries, whose installed
+# Boost.Lockfree headers the build instruments (scripts/check-libraries.sh); then runs every
+# libFuzzer harness briefly
 # (scripts/fuzz.sh). Under ASan the exhaustive sweeps run their first shard only, and UBSan
 # leaves out its null and alignment checks (see below).
 # Installs missing packages first.
@@ -26,6 +28,8 @@ cmake --install build --prefix "$prefix" >/dev/null
 "$root/scripts/check-user-project.sh" "$prefix"
 echo "== unmodified std::atomic sources (INSTRUMENT) against the installed package" >&2
 "$root/scripts/check-unmodified.sh" "$prefix"
+echo "== installed library headers (INSTRUMENT HEADERS, Boost.Lockfree)" >&2
+"$root/scripts/check-libraries.sh" "$prefix"
 rm -rf "$prefix"
 
 echo "== libFuzzer: every reader and decoder, 10 s each on the committed seed corpora" >&2

@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clang/Basic/Diagnostic.h"
@@ -60,7 +61,9 @@ struct source_location {
 
 // Appended to every parse's arguments.
 inline std::vector<std::string> parse_arguments() {
-  return {kResourceDir, "-include", kShimPath, "-Wno-everything"};
+  // Only the first error is reported: the parse stops there (a header that refuses to be
+  // included on its own fails fast).
+  return {kResourceDir, "-include", kShimPath, "-Wno-everything", "-ferror-limit=1"};
 }
 
 inline std::string normal_path(const std::string& path) {
@@ -110,10 +113,14 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
       where = location(sources, at);
       if (!where.empty()) where += ": ";
       awaiting_origin_ = !sources.isInMainFile(at);
+      top_include_ = top_include(sources, at);
     }
     first_ = where + "error: " + std::string(message.str());
   }
   const std::string& first() const { return first_; }
+  // The file the parsed file includes that leads to the first error ("" when it is in the
+  // parsed file itself).
+  const std::string& first_top_include() const { return top_include_; }
 
  private:
   static std::string location(const clang::SourceManager& sources, clang::SourceLocation at) {
@@ -123,18 +130,45 @@ class FirstErrorConsumer : public clang::DiagnosticConsumer {
            std::to_string(loc.getColumn());
   }
 
+  static std::string top_include(const clang::SourceManager& sources, clang::SourceLocation at) {
+    clang::FileID file = sources.getFileID(at);
+    for (clang::SourceLocation by = sources.getIncludeLoc(file); by.isValid();
+         by = sources.getIncludeLoc(file)) {
+      if (sources.isInMainFile(by)) {
+        const clang::FileEntry* entry = sources.getFileEntryForID(file);
+        return entry == nullptr ? "" : normal_path(std::string(entry->getName()));
+      }
+      file = sources.getFileID(by);
+    }
+    return "";
+  }
+
   std::string first_;
+  std::string top_include_;
   bool awaiting_origin_ = false;
+};
+
+// A parse that failed: ExtractError's one line, and the file the parsed file includes that led
+// to the error ("" when the error is in the parsed file itself or unknown).
+class UnitError : public ExtractError {
+ public:
+  UnitError(const std::string& message, std::string top_include)
+      : ExtractError(message), top_include_(std::move(top_include)) {}
+  const std::string& top_include() const { return top_include_; }
+
+ private:
+  std::string top_include_;
 };
 
 inline void check_unit(const std::unique_ptr<clang::ASTUnit>& unit,
                        const FirstErrorConsumer& errors, const std::string& file) {
   if (!unit) {
-    throw ExtractError(file + ": " +
-                       (errors.first().empty() ? "could not be parsed" : errors.first()));
+    throw UnitError(file + ": " + (errors.first().empty() ? "could not be parsed" : errors.first()),
+                    errors.first_top_include());
   }
   if (unit->getDiagnostics().hasErrorOccurred()) {
-    throw ExtractError(errors.first().empty() ? file + ": does not compile" : errors.first());
+    throw UnitError(errors.first().empty() ? file + ": does not compile" : errors.first(),
+                    errors.first_top_include());
   }
 }
 
@@ -176,10 +210,14 @@ inline Inputs inputs_of(const std::vector<std::string>& files) {
 }
 
 // Parses each of `sources` with the compile commands of `build_dir` or with `fixed_flags`
-// (exactly one of them), and calls `use` on each unit.
-inline void for_each_unit(const std::vector<std::string>& sources, const std::string& build_dir,
-                          const std::optional<std::vector<std::string>>& fixed_flags,
-                          const std::function<void(clang::ASTUnit&)>& use) {
+// (exactly one of them), and calls `use` on each unit. `virtual_files` (path -> text) are files
+// the parses see without their being on disk: a source among them is parsed from its text (a
+// build directory's compile commands give it those of the nearest source they list).
+inline void for_each_unit(
+    const std::vector<std::string>& sources, const std::string& build_dir,
+    const std::optional<std::vector<std::string>>& fixed_flags,
+    const std::function<void(clang::ASTUnit&)>& use,
+    const std::vector<std::pair<std::string, std::string>>& virtual_files = {}) {
   if (build_dir.empty() == !fixed_flags.has_value()) {
     throw ExtractError(build_dir.empty() ? "no compilation database: give -p BUILD_DIR (holding "
                                            "compile_commands.json) or the compiler flags after --"
@@ -198,6 +236,7 @@ inline void for_each_unit(const std::vector<std::string>& sources, const std::st
   for (const std::string& source : sources) {
     clang::tooling::ClangTool tool(*database, {source});
     tool.mapVirtualFile(kShimPath, kShimContent);
+    for (const auto& [path, text] : virtual_files) tool.mapVirtualFile(path, text);
     tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
         parse_arguments(), clang::tooling::ArgumentInsertPosition::END));
     if (is_header(source)) {

@@ -2,10 +2,14 @@
 
 #include "structure_tree/rewriter.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -358,22 +362,14 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
                                   "std::atomic)");
       return true;
     }
-    if (isa<clang::CXXMemberCallExpr>(e)) return true;
-    for (const clang::Expr* arg : e->arguments()) {
-      if (!points_to_atomic(arg->IgnoreImpCasts()->getType()) &&
-          !points_to_atomic(arg->getType())) {
-        continue;
-      }
-      const clang::FunctionDecl* definition = nullptr;
-      if (callee->hasBody(definition) && definition != nullptr &&
-          owned(definition->getLocation())) {
-        continue;  // its body is rewritten too
-      }
-      error(arg->getBeginLoc(), "cannot instrument the call of " +
-                                    callee->getQualifiedNameAsString() +
-                                    ": an atomic is passed to a function whose body is not "
-                                    "among the instrumented files");
+    // A member of an atomic takes its own object implicitly; its arguments are values.
+    if (const auto* method = dyn_cast<clang::CXXMethodDecl>(callee);
+        method != nullptr &&
+        is_atomic_record_name(method->getParent()->getQualifiedNameAsString())) {
+      return true;
     }
+    if (body_owned(*callee)) return true;  // its body is rewritten too
+    for (unsigned i = 0; i < e->getNumArgs(); ++i) check_escape(*e, *callee, i);
     return true;
   }
 
@@ -420,12 +416,99 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   }
 
  private:
+  // Argument `index` of the call `e` of `callee`, whose body is not rewritten: an atomic passed by
+  // reference or by address is an error when the parameter names the type (the rewritten copy
+  // would not compile), a warning when it is `void*` or C's `...` (the address escapes to code
+  // that is not instrumented) or a deduced template parameter.
+  void check_escape(const clang::CallExpr& e, const clang::FunctionDecl& callee, unsigned index) {
+    const clang::Expr* arg = e.getArg(index);
+    if (arg == nullptr || isa<clang::CXXDefaultArgExpr>(arg)) return;
+    const clang::Expr* bare = arg->IgnoreParenImpCasts();
+    const bool by_address = bare->getType()->isPointerType() && points_to_atomic(bare->getType());
+    const bool by_reference = !by_address && bare->isGLValue() && is_atomic_type(bare->getType()) &&
+                              !converted_by_value(arg);
+    if (!by_address && !by_reference) return;
+    const std::string name = callee.getQualifiedNameAsString();
+    const clang::SourceLocation at = arg->getBeginLoc();
+    if (name == "std::addressof" || name == "std::__addressof" || name == "boost::addressof")
+      return;
+    // The parameter as the function's declaration spells it (a template's: its pattern's).
+    const clang::FunctionDecl* pattern =
+        callee.getTemplateInstantiationPattern(/*ForDefinition=*/false);
+    if (pattern == nullptr || pattern->getNumParams() != callee.getNumParams()) pattern = &callee;
+    if (index >= pattern->getNumParams()) {
+      warning(at, "the address of an atomic escapes to " + name +
+                      " through `...`, whose body is not instrumented: it gets the linfault "
+                      "Atomic, and its accesses there are no scheduling points");
+      return;
+    }
+    clang::QualType parameter = pattern->getParamDecl(index)->getType().getNonReferenceType();
+    if (parameter->isPointerType()) parameter = parameter->getPointeeType();
+    if (parameter->isVoidType()) {
+      warning(at, "the address of an atomic escapes to " + name +
+                      " as a void*, and its body is not instrumented: the call passes the "
+                      "linfault Atomic, and its accesses there are no scheduling points");
+      return;
+    }
+    if (parameter->isTemplateTypeParmType() || parameter->getContainedAutoType() != nullptr) {
+      warning(at, "an atomic is passed to the template " + name +
+                      ", whose body is not instrumented: it gets the linfault Atomic (it compiles "
+                      "if it uses only std::atomic's members, which are scheduling points)");
+      return;
+    }
+    error(at, "cannot instrument the call of " + name +
+                  ": an atomic is passed to a function whose body is not among the instrumented "
+                  "files and whose parameter is the std type");
+  }
+
+  // Whether the body of `callee`, or of the template it is a specialization of (not necessarily
+  // instantiated yet), is among the rewritten files.
+  bool body_owned(const clang::FunctionDecl& callee) const {
+    const clang::FunctionDecl* pattern =
+        callee.getTemplateInstantiationPattern(/*ForDefinition=*/false);
+    for (const clang::FunctionDecl* decl : {&callee, pattern}) {
+      const clang::FunctionDecl* definition = nullptr;
+      if (decl != nullptr && decl->hasBody(definition) && definition != nullptr &&
+          owned(definition->getLocation())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // True when `arg` is an atomic read by its conversion operator (an implicit load), not bound by
+  // reference.
+  static bool converted_by_value(const clang::Expr* arg) {
+    for (const clang::Expr* e = arg->IgnoreParens(); e != nullptr;) {
+      const auto* cast = dyn_cast<clang::ImplicitCastExpr>(e);
+      if (cast == nullptr) {
+        if (const auto* temporary = dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+          e = temporary->getSubExpr()->IgnoreParens();
+          continue;
+        }
+        return false;
+      }
+      if (cast->getCastKind() == clang::CK_UserDefinedConversion ||
+          cast->getCastKind() == clang::CK_LValueToRValue) {
+        return true;
+      }
+      e = cast->getSubExpr()->IgnoreParens();
+    }
+    return false;
+  }
+
   bool owned(clang::SourceLocation loc) const {
     if (loc.isInvalid()) return false;
-    const clang::SourceLocation spelling = sm_.getSpellingLoc(loc);
-    const clang::FileEntry* entry = sm_.getFileEntryForID(sm_.getFileID(spelling));
-    if (entry == nullptr) return false;
-    return owned_.count(normal_path(std::string(entry->getName()))) > 0;
+    const clang::FileID id = sm_.getFileID(sm_.getSpellingLoc(loc));
+    // Once per file: normalizing a path asks the file system, and a library's unit has
+    // hundreds of thousands of locations.
+    const auto known = owned_files_.find(id.getHashValue());
+    if (known != owned_files_.end()) return known->second;
+    const clang::FileEntry* entry = sm_.getFileEntryForID(id);
+    const bool is_owned =
+        entry != nullptr && owned_.count(normal_path(std::string(entry->getName()))) > 0;
+    owned_files_.emplace(id.getHashValue(), is_owned);
+    return is_owned;
   }
 
   std::string file_of(clang::SourceLocation loc) const {
@@ -441,6 +524,16 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
                                        : "";
     line += problem;
     if (reported_.insert(line).second) result_.errors.push_back(line);
+  }
+
+  void warning(clang::SourceLocation loc, const std::string& problem) {
+    const clang::PresumedLoc where = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
+    std::string line = where.isValid() ? std::string(where.getFilename()) + ":" +
+                                             std::to_string(where.getLine()) + ":" +
+                                             std::to_string(where.getColumn()) + ": "
+                                       : "";
+    line += "warning: " + problem;
+    if (reported_.insert(line).second) result_.warnings.push_back(line);
   }
 
   std::optional<std::string> template_replacement(clang::TemplateName name) const {
@@ -647,17 +740,27 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   std::set<const void*> visited_;
   std::set<std::string> reported_;
   std::set<unsigned> hinted_;
+  mutable std::map<unsigned, bool> owned_files_;  // FileID -> owned()
   int unevaluated_ = 0;
 };
 
-// The copy's first lines: the instrumented types, then the original file's name and line 1.
-std::string preamble(const std::string& original) {
+// The copy's first lines: the instrumented types when an edit names them, then the original
+// file's name and line 1.
+std::string preamble(const std::string& original, bool edited) {
   std::string escaped;
   for (char c : original) {
     if (c == '"' || c == '\\') escaped += '\\';
     escaped += c;
   }
-  return "#include \"dpct/instrumented.h\"\n#line 1 \"" + escaped + "\"\n";
+  return std::string(edited ? "#include \"dpct/instrumented.h\"\n" : "") + "#line 1 \"" + escaped +
+         "\"\n";
+}
+
+// The text of a file without the UTF-8 byte-order mark it may start with, which would otherwise
+// follow the preamble's #line.
+std::string without_bom(std::string text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  return text;
 }
 
 // Rewrites the owned files of one parsed unit; files already done by an earlier unit are kept.
@@ -680,7 +783,7 @@ void instrument_unit(clang::ASTUnit& unit, const std::set<std::string>& owned,
     const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(id);
     const std::string body = buffer != nullptr ? std::string(buffer->begin(), buffer->end())
                                                : std::string(sm.getBufferData(id));
-    out.text = preamble(path) + body;
+    out.text = preamble(path, buffer != nullptr) + without_bom(body);
     out.types = counts[path].types;
     out.operators = counts[path].operators;
     out.spin_hints = counts[path].spin_hints;
@@ -688,9 +791,175 @@ void instrument_unit(clang::ASTUnit& unit, const std::set<std::string>& owned,
   }
 }
 
+// Each line once, in the order first seen (a header parsed in two units is reported by both).
+std::vector<std::string> unique_lines(const std::vector<std::string>& lines) {
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (const std::string& line : lines) {
+    if (seen.insert(line).second) unique.push_back(line);
+  }
+  return unique;
+}
+
 InstrumentResult finish(std::map<std::string, Instrumented>& done, InstrumentResult result) {
   for (auto& [path, file] : done) result.files.push_back(std::move(file));
+  result.errors = unique_lines(result.errors);
+  result.warnings = unique_lines(result.warnings);
   return result;
+}
+
+// Whether `text` names, outside comments, anything the rewriter rewrites or refuses: a file that
+// names none of them is the same after rewriting.
+bool names_rewritten(const std::string& text) {
+  static const std::set<std::string> names = {"atomic",
+                                              "atomic_flag",
+                                              "atomic_ref",
+                                              "mutex",
+                                              "shared_mutex",
+                                              "recursive_mutex",
+                                              "condition_variable",
+                                              "condition_variable_any",
+                                              "lock_guard",
+                                              "yield",
+                                              "sched_yield",
+                                              "pthread_yield",
+                                              "_mm_pause",
+                                              "__builtin_ia32_pause"};
+  clang::LangOptions options;
+  options.CPlusPlus = true;
+  options.CPlusPlus20 = true;
+  clang::Lexer lexer(clang::SourceLocation(), options, text.data(), text.data(),
+                     text.data() + text.size());
+  clang::Token token;
+  while (!lexer.LexFromRawLexer(token)) {
+    if (!token.is(clang::tok::raw_identifier)) continue;
+    const std::string name = token.getRawIdentifier().str();
+    if (names.count(name) > 0 || name.rfind("atomic_", 0) == 0 || name.rfind("__atomic_", 0) == 0 ||
+        name.rfind("__sync_", 0) == 0 || name.rfind("__c11_atomic_", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ExtractError(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A unit that includes `headers` and nothing else, for parsing headers no source includes.
+std::string including(const std::vector<std::string>& headers) {
+  std::string code;
+  for (const std::string& header : headers) {
+    std::string escaped;
+    for (char c : header) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    code += "#include \"" + escaped + "\"\n";
+  }
+  return code;
+}
+
+// The file an ExtractError's "file:line:column: error: ..." names, or "".
+std::string error_file(const std::string& message) {
+  static const std::regex located("^(.*?):[0-9]+:[0-9]+: ");
+  std::smatch match;
+  return std::regex_search(message, match, located) ? normal_path(match[1].str()) : "";
+}
+
+// The headers of `extra` that no source included, parsed in one unit that includes them all (the
+// shallowest first, so that a fragment another header includes inside a namespace is included
+// there first): the header whose inclusion stops that parse with an error (an internal header
+// that insists on being included by a public one, a preview feature's switch, or one that
+// includes such a header) is left out and the rest parsed again; an error the unit's includes
+// do not explain makes each parsed on its own. A header that still is
+// not done is copied unchanged: silently when it names nothing the rewriter changes, otherwise
+// with a warning, or an error when it was named by itself.
+void instrument_unreached(const ExtraHeaders& extra, const std::set<std::string>& owned,
+                          const std::string& build_dir,
+                          const std::optional<std::vector<std::string>>& fixed_flags,
+                          InstrumentResult& result, std::map<std::string, Instrumented>& done) {
+  std::set<std::string> named;
+  for (const std::string& header : extra.named) named.insert(normal_path(header));
+  std::vector<std::string> unreached;
+  std::set<std::string> rewritable;
+  for (const auto* list : {&extra.named, &extra.in_directory}) {
+    for (const std::string& header : *list) {
+      const std::string path = normal_path(header);
+      if (done.count(path) > 0) continue;
+      unreached.push_back(path);
+      if (names_rewritten(read_text(path))) rewritable.insert(path);
+    }
+  }
+  std::sort(unreached.begin(), unreached.end());
+  unreached.erase(std::unique(unreached.begin(), unreached.end()), unreached.end());
+  const auto depth = [](const std::string& path) {
+    return std::count(path.begin(), path.end(), '/');
+  };
+  std::stable_sort(unreached.begin(), unreached.end(),
+                   [&](const std::string& a, const std::string& b) { return depth(a) < depth(b); });
+
+  std::map<std::string, std::string> failures;  // header -> the error of its parse
+  if (!rewritable.empty()) {
+    const std::string unit_path =
+        std::filesystem::path(unreached.front()).parent_path().string() + "/linfault-headers.cc";
+    const auto parse = [&](const std::vector<std::string>& headers) {
+      clang_support::for_each_unit(
+          {unit_path}, build_dir, fixed_flags,
+          [&](clang::ASTUnit& unit) { instrument_unit(unit, owned, result, done); },
+          {{unit_path, including(headers)}});
+    };
+    std::vector<std::string> batch = unreached;
+    bool one_by_one = false;
+    while (!batch.empty()) {
+      try {
+        parse(batch);
+        break;
+      } catch (const clang_support::UnitError& e) {
+        // The header the unit includes that leads to the error: the one that failed, or one
+        // that includes it.
+        const auto culprit = std::find(batch.begin(), batch.end(), e.top_include());
+        if (culprit == batch.end()) {
+          one_by_one = true;
+          break;
+        }
+        failures.emplace(error_file(e.what()), e.what());
+        failures.emplace(*culprit, e.what());
+        batch.erase(culprit);
+      }
+    }
+    for (const std::string& path : one_by_one ? batch : std::vector<std::string>{}) {
+      if (done.count(path) > 0) continue;
+      try {
+        parse({path});
+      } catch (const ExtractError& e) {
+        failures[path] = e.what();
+      }
+    }
+  }
+  for (const std::string& path : unreached) {
+    if (done.count(path) > 0) continue;
+    if (rewritable.count(path) > 0) {
+      const auto failure = failures.find(path);
+      const std::string why =
+          "no instrumented source includes it, and it does not compile on its own: " +
+          (failure != failures.end() ? failure->second : std::string("(not parsed)"));
+      if (named.count(path) > 0) {
+        result.errors.push_back(path + ": cannot instrument: " + why);
+        continue;
+      }
+      result.warnings.push_back(path + ": warning: copied unchanged, its std types not " +
+                                "instrumented: " + why);
+    }
+    Instrumented out;
+    out.file = path;
+    out.text = preamble(path, false) + without_bom(read_text(path));
+    done[path] = std::move(out);
+  }
 }
 
 }  // namespace
@@ -706,18 +975,29 @@ InstrumentResult instrument_code(const std::string& code, const std::string& fil
 
 InstrumentResult instrument_files(const std::vector<std::string>& files,
                                   const std::string& build_dir,
-                                  const std::optional<std::vector<std::string>>& fixed_flags) {
+                                  const std::optional<std::vector<std::string>>& fixed_flags,
+                                  const ExtraHeaders& headers) {
   const clang_support::Inputs inputs = clang_support::inputs_of(files);
+  std::set<std::string> owned = inputs.owned;
+  for (const auto* list : {&headers.named, &headers.in_directory}) {
+    for (const std::string& header : *list) {
+      if (!std::filesystem::exists(header)) {
+        throw ExtractError(header + ": cannot open (no such file)");
+      }
+      owned.insert(normal_path(header));
+    }
+  }
   InstrumentResult result;
   std::map<std::string, Instrumented> done;
   clang_support::for_each_unit(inputs.sources, build_dir, fixed_flags, [&](clang::ASTUnit& unit) {
-    instrument_unit(unit, inputs.owned, result, done);
+    instrument_unit(unit, owned, result, done);
   });
   for (const std::string& path : inputs.owned) {
     if (done.count(path) == 0) {
       throw ExtractError(path + ": not included by any of the instrumented sources");
     }
   }
+  instrument_unreached(headers, owned, build_dir, fixed_flags, result, done);
   return finish(done, std::move(result));
 }
 

@@ -21,14 +21,29 @@
 //     scheduler would notice the spin only from its repeated reads, where a spin hint demotes
 //     the thread at once, so that the one it waits for runs. A hint inside a macro or an
 //     unevaluated operand stays as written.
-// The copy starts with `#include "dpct/instrumented.h"` and `#line 1 "<original path>"`, and
-// no edit adds or removes a line, so every location in traces, interleavings and repros is the
-// user's own file:line.
+// The copy starts with `#include "dpct/instrumented.h"` and `#line 1 "<original path>"` (a copy
+// with no edit, only the #line: it may be included anywhere, inside a namespace too), and no edit
+// adds or removes a line, so every location in traces, interleavings and repros is the user's
+// own file:line. A UTF-8 byte-order mark at the start of the original is left out of the copy (it
+// would otherwise follow the #line).
 //
 // What it refuses, with one line "file:line:column: cannot instrument ...: reason" each: a raw
 // __atomic_* / __sync_* builtin, std::atomic_ref, and an atomic passed by pointer or reference to
-// a function whose body is not in the files given (e.g. std::atomic_fetch_add), since that
-// function would still expect a std::atomic.
+// a function whose body is not in the files given and whose parameter names the std type (e.g.
+// std::atomic_fetch_add(std::atomic<T>*, ...)): that function would still expect a std::atomic,
+// and the copy would not compile.
+//
+// What it warns of, one line "file:line:column: warning: ..." each, rewriting the rest: an atomic
+// whose address escapes to a function whose body is not in the files given through a `void*`
+// parameter (or a C variadic one), or whose reference goes to a template's parameter of deduced
+// type (std::addressof excepted). The call compiles and passes the linfault Atomic, whose first
+// bytes are the std::atomic's value; what that function does with it is no scheduling point (a
+// futex wait on its address, a memcpy), unless, for the template, it calls the atomic's members.
+//
+// Headers besides the files (a library's installed headers, linfault_add_target(... INSTRUMENT
+// HEADERS)) are rewritten where a source includes them; one that no source includes is copied
+// as it is when it names none of the rewritten std types, functions and builtins, and otherwise
+// parsed on its own (all such headers together first) and rewritten.
 //
 // Only this library's Clang translation units include Clang headers.
 //
@@ -58,7 +73,18 @@ struct Instrumented {
 
 struct InstrumentResult {
   std::vector<Instrumented> files;
-  std::vector<std::string> errors;  // one line each; empty when every construct was rewritten
+  std::vector<std::string> errors;    // one line each; empty when every construct was rewritten
+  std::vector<std::string> warnings;  // one line each: rewritten, but see the header comment
+};
+
+// Headers instrumented besides the files of instrument_files(), whatever their names end with.
+struct ExtraHeaders {
+  // Named one by one: one that no source includes and that does not compile on its own is an
+  // error.
+  std::vector<std::string> named;
+  // Found under a named directory: one that no source includes and that does not compile on its
+  // own is copied as it is, with a warning.
+  std::vector<std::string> in_directory;
 };
 
 // Rewrites `code` as if it were the file `file_name`, parsed with `args` (e.g. {"-std=c++20"}).
@@ -67,11 +93,14 @@ InstrumentResult instrument_code(const std::string& code, const std::string& fil
                                  const std::vector<std::string>& args);
 
 // Rewrites `files` (sources and the headers they include), parsed with the compile commands of
-// `build_dir` or with `fixed_flags`, as extract_from_files() does. Each header among `files` is
-// rewritten where a source includes it.
+// `build_dir` or with `fixed_flags`, as extract_from_files() does, and `headers`. Each header
+// among `files` is rewritten where a source includes it (one that none includes: ExtractError);
+// `headers` as the header comment says. Result::files has one entry per file given, by its
+// normalized path.
 InstrumentResult instrument_files(const std::vector<std::string>& files,
                                   const std::string& build_dir,
-                                  const std::optional<std::vector<std::string>>& fixed_flags);
+                                  const std::optional<std::vector<std::string>>& fixed_flags,
+                                  const ExtraHeaders& headers = {});
 
 }  // namespace linfault::structure_tree
 

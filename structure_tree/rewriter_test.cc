@@ -7,7 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -275,7 +279,9 @@ void f() {
 TEST(RewriterTest, CodeWithoutAtomicsIsCopiedAsItIs) {
   const std::string code = "int add(int a, int b) { return a + b; }\n";
   const Instrumented file = rewrite(code);
-  EXPECT_EQ(body(file), code);
+  // Only the #line: a copy with no edit needs no instrumented types, and may be included
+  // anywhere, inside a namespace too.
+  EXPECT_EQ(file.text, "#line 1 \"/src/object.cc\"\n" + code);
   EXPECT_EQ(file.types, 0u);
   EXPECT_EQ(file.operators, 0u);
   EXPECT_EQ(file.spin_hints, 0u);
@@ -312,6 +318,179 @@ void f() { bump(counter); }
 )";
   const std::string out = body(rewrite(code));
   EXPECT_THAT(out, HasSubstr("static void bump(::linfault::dpct::Atomic<int>& c)"));
+}
+
+TEST(RewriterTest, AByteOrderMarkDoesNotFollowTheLineDirective) {
+  const std::string code = "\xEF\xBB\xBF#include <atomic>\nstd::atomic<int> counter{0};\n";
+  const Instrumented file = rewrite(code);
+  EXPECT_EQ(file.text.rfind("#include \"dpct/instrumented.h\"\n#line 1 \"/src/object.cc\"\n"
+                            "#include <atomic>\n::linfault::dpct::Atomic<int> counter{0};\n",
+                            0),
+            0u)
+      << file.text;
+  EXPECT_EQ(file.text.find("\xEF\xBB\xBF"), std::string::npos);
+  EXPECT_EQ(compile_error(file), "");
+}
+
+// An atomic handed to a function the rewriter does not see: when the function's parameter is the
+// std type the copy cannot compile (an error); as a void*, through C's `...` or to a template's
+// deduced parameter it compiles and passes the linfault Atomic (a warning, with the place).
+TEST(RewriterTest, AnAtomicThatEscapesIsAWarningUnlessTheCopyCannotCompile) {
+  const std::string code = R"(#include <atomic>
+#include <cstring>
+void wait_on_address(void* address, int old);
+void log_all(const char* format, ...);
+void typed(std::atomic<int>& counter);
+template <class T> void generic(T& object);
+std::atomic<int> counter{0};
+int plain(int value);
+void f() {
+  wait_on_address(&counter, 0);
+  std::memset(&counter, 0, sizeof counter);
+  log_all("%p", &counter);
+  generic(counter);
+  typed(counter);
+  plain(counter);
+}
+)";
+  const InstrumentResult result = instrument_code(code, "/src/escape.cc", kArgs);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_THAT(result.errors[0],
+              HasSubstr("/src/escape.cc:14:9: cannot instrument the call of typed: "
+                        "an atomic is passed to a function whose body is not "
+                        "among the instrumented files and whose parameter is "
+                        "the std type"));
+  ASSERT_EQ(result.warnings.size(), 4u);
+  EXPECT_THAT(result.warnings[0], HasSubstr("/src/escape.cc:10:19: warning: the address of an "
+                                            "atomic escapes to wait_on_address as a void*"));
+  EXPECT_THAT(result.warnings[1], HasSubstr("/src/escape.cc:11:15: warning: the address of an "
+                                            "atomic escapes to memset as a void*"));
+  EXPECT_THAT(result.warnings[2], HasSubstr("/src/escape.cc:12:17: warning: the address of an "
+                                            "atomic escapes to log_all through `...`"));
+  EXPECT_THAT(result.warnings[3], HasSubstr("/src/escape.cc:13:11: warning: an atomic is passed "
+                                            "to the template generic"));
+  for (const std::string& line : result.warnings) EXPECT_EQ(line.find('\n'), std::string::npos);
+  // The rest is rewritten: the implicit load passed by value included.
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_THAT(result.files[0].text, HasSubstr("plain(::linfault::dpct::ops::load(counter));"));
+}
+
+TEST(RewriterTest, TheWarnedCallsCompileWithTheLinfaultAtomic) {
+  const std::string code = R"(#include <atomic>
+#include <cstring>
+void wait_on_address(void* address, int old);
+template <class T> int generic(T& object) { return sizeof(object); }
+std::atomic<int> counter{0};
+void f() {
+  wait_on_address(&counter, 0);
+  std::memset(&counter, 0, sizeof counter);
+  generic(counter);
+}
+)";
+  const InstrumentResult result = instrument_code(code, "/src/escape.cc", kArgs);
+  EXPECT_TRUE(result.errors.empty());
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_EQ(compile_error(result.files[0]), "");
+}
+
+// A library's headers on disk (INSTRUMENT HEADERS): a directory of them, as installed.
+class HeaderDirectory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("linfault-rewriter-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root_ / "include/lib/detail");
+    std::filesystem::create_directories(root_ / "src");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  std::string write(const std::string& relative, const std::string& text) {
+    const std::filesystem::path path = root_ / relative;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+  std::vector<std::string> flags() const {
+    return {"-std=c++20", "-I" + (root_ / "include").string()};
+  }
+  static const Instrumented* copy_of(const InstrumentResult& result, const std::string& path) {
+    for (const Instrumented& file : result.files) {
+      if (file.file == path) return &file;
+    }
+    return nullptr;
+  }
+
+  std::filesystem::path root_;
+};
+
+TEST_F(HeaderDirectory, EveryHeaderIsCopiedAndTheOnesNoSourceIncludesAreParsedToo) {
+  const std::string queue = write("include/lib/queue.h",
+                                  "\xEF\xBB\xBF#pragma once\n#include \"detail/node.h\"\n"
+                                  "struct Queue { std::atomic<Node*> head{nullptr}; };\n");
+  const std::string node = write("include/lib/detail/node.h",
+                                 "#pragma once\n#include <atomic>\nstruct Node { int value; };\n");
+  // Included by host.h inside its namespace, and refusing to be included otherwise.
+  const std::string fragment = write("include/lib/detail/fragment.h",
+                                     "#ifndef LIB_HOST\n#error use lib/host.h\n#endif\n"
+                                     "struct Flag { std::atomic<bool> set{false}; };\n");
+  const std::string host =
+      write("include/lib/host.h",
+            "#pragma once\n#include <atomic>\n#define LIB_HOST\nnamespace lib {\n"
+            "#include \"detail/fragment.h\"\n}\n");
+  const std::string broken = write("include/lib/broken.h", "std::atomic<int> undeclared_type;\n");
+  const std::string source = write("src/use.cc", "#include <lib/queue.h>\nQueue q;\n");
+
+  ExtraHeaders headers;
+  headers.in_directory = {queue, node, fragment, host, broken};
+  const InstrumentResult result = instrument_files({source}, "", flags(), headers);
+  EXPECT_TRUE(result.errors.empty()) << result.errors.front();
+  ASSERT_EQ(result.files.size(), 6u);
+  // Included by the source: rewritten, the byte-order mark left out.
+  ASSERT_NE(copy_of(result, queue), nullptr);
+  EXPECT_EQ(copy_of(result, queue)->text,
+            "#include \"dpct/instrumented.h\"\n#line 1 \"" + queue +
+                "\"\n#pragma once\n#include \"detail/node.h\"\n"
+                "struct Queue { ::linfault::dpct::Atomic<Node*> head{nullptr}; };\n");
+  // Nothing to rewrite: the #line only.
+  ASSERT_NE(copy_of(result, node), nullptr);
+  EXPECT_EQ(
+      copy_of(result, node)->text,
+      "#line 1 \"" + node + "\"\n#pragma once\n#include <atomic>\nstruct Node { int value; };\n");
+  // Included by nothing: parsed in one unit, where host.h includes the fragment first.
+  ASSERT_NE(copy_of(result, fragment), nullptr);
+  EXPECT_THAT(copy_of(result, fragment)->text,
+              HasSubstr("struct Flag { ::linfault::dpct::Atomic<bool> set{false}; };"));
+  // Does not compile on its own: copied unchanged, with one warning naming it.
+  ASSERT_NE(copy_of(result, broken), nullptr);
+  EXPECT_EQ(copy_of(result, broken)->text,
+            "#line 1 \"" + broken + "\"\nstd::atomic<int> undeclared_type;\n");
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_THAT(result.warnings[0], HasSubstr(broken + ": warning: copied unchanged"));
+  EXPECT_EQ(result.warnings[0].find('\n'), std::string::npos);
+}
+
+TEST_F(HeaderDirectory, ANamedHeaderThatCannotBeInstrumentedIsAnError) {
+  const std::string broken = write("include/lib/broken.h", "std::atomic<int> undeclared_type;\n");
+  const std::string source = write("src/use.cc", "int main() {}\n");
+  ExtraHeaders headers;
+  headers.named = {broken};
+  const InstrumentResult result = instrument_files({source}, "", flags(), headers);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_THAT(result.errors[0], HasSubstr(broken + ": cannot instrument: no instrumented source "
+                                                   "includes it, and it does not compile on its "
+                                                   "own: "));
+  EXPECT_EQ(result.errors[0].find('\n'), std::string::npos);
+}
+
+TEST_F(HeaderDirectory, AConstructTheRewriterRefusesInAHeaderIsAnErrorWithItsPlace) {
+  const std::string header = write("include/lib/raw.h",
+                                   "#pragma once\ninline int bump(int* p) {\n"
+                                   "  return __atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST);\n}\n");
+  const std::string source = write("src/use.cc", "#include <lib/raw.h>\n");
+  ExtraHeaders headers;
+  headers.in_directory = {header};
+  const InstrumentResult result = instrument_files({source}, "", flags(), headers);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_THAT(result.errors[0], HasSubstr(header + ":3:10: cannot instrument __atomic_fetch_add"));
 }
 
 TEST(RewriterTest, CodeThatDoesNotCompileIsAnError) {

@@ -2,12 +2,21 @@
 //
 //   linfault-structure -p BUILD_DIR FILE... [--dump | --json] [--class C]... [-o OUT]
 //   linfault-structure FILE... --embed NAME -o trees.cc -- -std=c++20 -I...
-//   linfault-structure FILE... --instrument OUT_DIR [--base DIR] -- -std=c++20 -I...
+//   linfault-structure FILE... --instrument OUT_DIR [--base DIR]
+//       [--header HEADER=INCLUDE_PATH]... [--directory-header HEADER=INCLUDE_PATH]...
+//       -- -std=c++20 -I...
 //
 // --instrument writes, for each FILE, a copy that uses linfault's instrumented types instead of
 // std::atomic, std::mutex & co. (structure_tree/rewriter.h) to OUT_DIR/<FILE relative to --base,
-// or its name>; anything it cannot rewrite is reported one line each, "file:line:col: ...", and
-// the exit code is 65.
+// or its name>, and for each --header or --directory-header (a library's header, whatever its
+// name ends with) one to OUT_DIR/INCLUDE_PATH, the path an #include names it by. A --header that
+// cannot be instrumented is an error; a --directory-header (found under a directory the user
+// named) that no FILE includes and that does not compile on its own is copied unchanged, with a
+// warning. Anything it cannot rewrite is reported one line each, "file:line:col: ...", and the
+// exit code is 65; warnings ("file:line:col: warning: ...") leave it 0. OUT_DIR is never read:
+// include directories inside it are dropped from the flags, and a FILE or header inside it, or
+// whose copy would be itself, is a usage error. A copy whose text has not changed is not
+// rewritten, so that its mtime, and what depends on it, stay.
 //
 // -p reads BUILD_DIR/compile_commands.json; otherwise the flags after "--" are used. One of the
 // two is required. --embed writes a C++ source defining
@@ -20,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -85,6 +95,17 @@ int write_file(const std::string& path, const std::string& text) {
   return 0;
 }
 
+// Writes `text` unless the file already holds it.
+int write_if_changed(const std::string& path, const std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::ostringstream current;
+    current << in.rdbuf();
+    if (current.str() == text) return 0;
+  }
+  return write_file(path, text);
+}
+
 // The path of the instrumented copy of `file`.
 std::filesystem::path instrumented_path(const std::string& file, const std::string& out_dir,
                                         const std::string& base) {
@@ -99,12 +120,111 @@ std::filesystem::path instrumented_path(const std::string& file, const std::stri
   return fs::path(out_dir) / relative;
 }
 
+// A header to instrument and the include path of its copy: "HEADER=INCLUDE_PATH".
+struct HeaderCopy {
+  std::string header;
+  std::string include_path;
+};
+
+std::optional<HeaderCopy> header_copy(const std::string& arg) {
+  const std::size_t equals = arg.rfind('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == arg.size()) return std::nullopt;
+  HeaderCopy copy{arg.substr(0, equals), arg.substr(equals + 1)};
+  const std::filesystem::path include(copy.include_path);
+  if (include.is_absolute()) return std::nullopt;
+  for (const auto& part : include.lexically_normal()) {
+    if (part == "..") return std::nullopt;
+  }
+  return copy;
+}
+
+bool inside(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  const std::filesystem::path relative = path.lexically_relative(dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+std::filesystem::path normal(const std::string& path) {
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(path));
+}
+
+// The flags without the include directories inside `out_dir`: the copies must never be parsed
+// in place of the originals (the target's own include path puts them first).
+std::vector<std::string> without_out_dir(const std::vector<std::string>& flags,
+                                         const std::filesystem::path& out_dir) {
+  static const std::vector<std::string> options = {"-I", "-isystem", "-iquote", "-idirafter",
+                                                   "--include-directory="};
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    std::string dir;
+    bool separate = false;
+    for (const std::string& option : options) {
+      if (flags[i] == option && option.back() != '=' && i + 1 < flags.size()) {
+        dir = flags[i + 1];
+        separate = true;
+        break;
+      }
+      if (flags[i].size() > option.size() && flags[i].rfind(option, 0) == 0) {
+        dir = flags[i].substr(option.size());
+        break;
+      }
+    }
+    if (!dir.empty() && (normal(dir) == out_dir || inside(normal(dir), out_dir))) {
+      if (separate) ++i;
+      continue;
+    }
+    kept.push_back(flags[i]);
+  }
+  return kept;
+}
+
 int instrument(const std::vector<std::string>& files, const std::string& build_dir,
                const std::optional<std::vector<std::string>>& fixed_flags,
-               const std::string& out_dir, const std::string& base) {
+               const std::string& out_dir, const std::string& base,
+               const std::vector<std::string>& named_headers,
+               const std::vector<std::string>& directory_headers) {
+  namespace fs = std::filesystem;
+  const fs::path out = normal(out_dir);
+  // Every original and the copies it gets.
+  std::map<std::string, std::vector<fs::path>> copies;
+  st::ExtraHeaders extra;
+  for (const std::string& file : files) {
+    copies[normal(file).string()].push_back(instrumented_path(file, out_dir, base));
+  }
+  for (const auto* list : {&named_headers, &directory_headers}) {
+    for (const std::string& arg : *list) {
+      const std::optional<HeaderCopy> copy = header_copy(arg);
+      if (!copy) {
+        std::cerr << "linfault-structure: "
+                  << (list == &named_headers ? "--header " : "--directory-header ") << arg
+                  << ": expected HEADER=INCLUDE_PATH, a relative path without ..\n";
+        return kUsage;
+      }
+      copies[normal(copy->header).string()].push_back(out / copy->include_path);
+      (list == &named_headers ? extra.named : extra.in_directory).push_back(copy->header);
+    }
+  }
+  std::map<fs::path, std::string> written_from;
+  for (const auto& [original, paths] : copies) {
+    if (inside(original, out)) {
+      std::cerr << "linfault-structure: " << original << ": is inside the output directory "
+                << out.string() << " (a copy cannot be instrumented again)\n";
+      return kUsage;
+    }
+    for (const fs::path& path : paths) {
+      const auto [it, added] = written_from.emplace(normal(path.string()), original);
+      if (!added && it->second != original) {
+        std::cerr << "linfault-structure: " << original << " and " << it->second
+                  << " would both be copied to " << path.string() << '\n';
+        return kUsage;
+      }
+    }
+  }
+  std::optional<std::vector<std::string>> flags = fixed_flags;
+  if (flags) flags = without_out_dir(*flags, out);
+
   st::InstrumentResult result;
   try {
-    result = st::instrument_files(files, build_dir, fixed_flags);
+    result = st::instrument_files(files, build_dir, flags, extra);
   } catch (const st::ExtractError& e) {
     const std::string message = e.what();
     std::cerr << "linfault-structure: " << message << '\n';
@@ -113,14 +233,22 @@ int instrument(const std::vector<std::string>& files, const std::string& build_d
     std::cerr << "linfault-structure: internal error: " << e.what() << '\n';
     return kInternal;
   }
+  for (const std::string& warning : result.warnings)
+    std::cerr << "linfault-structure: " << warning << '\n';
   for (const std::string& error : result.errors)
     std::cerr << "linfault-structure: " << error << '\n';
   if (!result.errors.empty()) return kBadInput;
   for (const st::Instrumented& file : result.files) {
-    const std::filesystem::path path = instrumented_path(file.file, out_dir, base);
-    std::error_code error;
-    std::filesystem::create_directories(path.parent_path(), error);
-    if (const int code = write_file(path.string(), file.text); code != 0) return code;
+    const auto found = copies.find(file.file);
+    if (found == copies.end()) {
+      std::cerr << "linfault-structure: internal error: " << file.file << " was not given\n";
+      return kInternal;
+    }
+    for (const fs::path& path : found->second) {
+      std::error_code error;
+      fs::create_directories(path.parent_path(), error);
+      if (const int code = write_if_changed(path.string(), file.text); code != 0) return code;
+    }
   }
   return 0;
 }
@@ -166,6 +294,14 @@ int main(int argc, char** argv) {
                  "instrumented types) to this directory instead of extracting trees");
   app.add_option("--base", base_dir,
                  "--instrument: keep the files' paths relative to this directory");
+  std::vector<std::string> named_headers;
+  std::vector<std::string> directory_headers;
+  app.add_option("--header", named_headers,
+                 "--instrument: also this header, HEADER=INCLUDE_PATH, copied to "
+                 "OUT_DIR/INCLUDE_PATH (repeatable)");
+  app.add_option("--directory-header", directory_headers,
+                 "--instrument: also this header found under a named directory, "
+                 "HEADER=INCLUDE_PATH (repeatable)");
   std::vector<std::string> reversed(own_args.rbegin(), own_args.rend());
   try {
     app.parse(reversed);
@@ -184,7 +320,8 @@ int main(int argc, char** argv) {
   }
 
   if (!instrument_dir.empty()) {
-    return instrument(files, build_dir, fixed_flags, instrument_dir, base_dir);
+    return instrument(files, build_dir, fixed_flags, instrument_dir, base_dir, named_headers,
+                      directory_headers);
   }
 
   st::TreeSet trees;
