@@ -48,6 +48,24 @@ std::string compile_error(const M& model, const Operation& o) {
   return error ? error->message : "";
 }
 
+// The canonical name of the model `spec` builds.
+std::string name_of(const std::string& spec) {
+  return visit_model(spec, [](const auto& model) { return std::string(model.name()); });
+}
+
+// Each spec of `bad` is refused with one line that holds its message.
+void expect_spec_errors(const std::vector<std::pair<std::string, std::string>>& bad) {
+  for (const auto& [spec, message] : bad) {
+    try {
+      name_of(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const ModelSpecError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+}
+
 // build(state) from initial() reaches `state`; reveal(state) calls are then all legal when given
 // the results that a correct object returns (checked by stepping with recorded results).
 template <class M>
@@ -424,9 +442,6 @@ TEST(MultiRegisterModel, PartitionKeyOnlyForSingleKeyTransactions) {
 }
 
 TEST(Registry, ModelSpecsCarryParameters) {
-  const auto name_of = [](const std::string& spec) {
-    return visit_model(spec, [](const auto& model) { return std::string(model.name()); });
-  };
   EXPECT_EQ(name_of("cas-register(init=0)"), "cas-register(init=0)");
   EXPECT_EQ(name_of(" register ( init = \"a b\" ) "), "register(init=\"a b\")");
   EXPECT_EQ(name_of("multi-register(init=nil)"), "multi-register(init=nil)");
@@ -443,15 +458,7 @@ TEST(Registry, ModelSpecsCarryParameters) {
       {"register(init=0", "expected ',' or ')'"},
       {"register(init=\"0)", "unterminated string"},
   };
-  for (const auto& [spec, message] : bad) {
-    try {
-      name_of(spec);
-      ADD_FAILURE() << spec << " was accepted";
-    } catch (const ModelSpecError& e) {
-      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-    }
-  }
+  expect_spec_errors(bad);
   EXPECT_THROW(model_spec_with_init("queue", Value(0)), ModelSpecError);
   EXPECT_THROW(name_of("regster(init=0)"), UnknownModel);
 }
@@ -836,9 +843,6 @@ TEST(PerProducerQueueModel, AgreesWithTryingEveryHeadForPendingDequeues) {
 }
 
 TEST(Registry, QueueFifoParameterAndBag) {
-  const auto name_of = [](const std::string& spec) {
-    return visit_model(spec, [](const auto& model) { return std::string(model.name()); });
-  };
   EXPECT_EQ(name_of("queue(fifo=per-producer)"), "queue(fifo=\"per-producer\")");
   EXPECT_EQ(name_of("queue(fifo=\"per-producer\")"), "queue(fifo=\"per-producer\")");
   EXPECT_EQ(canonical_model_spec("queue( fifo = per-producer )"), "queue(fifo=\"per-producer\")");
@@ -867,15 +871,7 @@ TEST(Registry, QueueFifoParameterAndBag) {
       {"bag(init=0)", "model 'bag' takes no parameter 'init'"},
       {"stack(fifo=per-producer)", "model 'stack' takes no parameter 'fifo'"},
   };
-  for (const auto& [spec, message] : bad) {
-    try {
-      name_of(spec);
-      ADD_FAILURE() << spec << " was accepted";
-    } catch (const ModelSpecError& e) {
-      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-    }
-  }
+  expect_spec_errors(bad);
   EXPECT_THROW(model_spec_with_init("queue(fifo=per-producer)", Value(0)), ModelSpecError);
 }
 
