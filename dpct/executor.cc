@@ -213,13 +213,30 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   // OS-thread backend (ObjectUnderTest::needs_thread_identity): each logical thread on a
   // std::thread of its own, so thread_local state and thread ids are its own; one runs at a
   // time, handing a baton (a futex wait, a few microseconds) to the next.
+  // Logical thread 0's OS thread lives from before Ps to after Pr: Ps and Pr are recorded as
+  // thread 0's calls, so they run with its identity (a per-producer queue keeps them in one
+  // producer's order, as the history says). The caller hands it each part as a job.
+  enum class Job : std::uint8_t { kSequential, kConcurrent, kExit };
+  void start_thread_zero(std::size_t threads);
+  void stop_thread_zero();
+  void thread_zero_main();
+  // Ps or Pr: on the caller's stack, or on thread 0's OS thread (OS-thread backend).
+  bool sequential(const std::vector<history::Call>& calls, Phase phase);
   void run_concurrent_on_os_threads();
   void os_thread_main(ThreadId t);
+  void run_os_thread(ThreadId t);
   void give(std::size_t slot);
   void take(std::size_t slot);
   void release_workers();
   bool os_threads_ = false;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> workers_;  // logical threads 1.. (and 0 only without thread_zero_)
+  std::thread thread_zero_;
+  Job thread_zero_job_ = Job::kExit;
+  const std::vector<history::Call>* job_calls_ = nullptr;
+  bool job_completed_ = false;
+  bool sequential_on_thread_zero_ = false;                // Ps or Pr runs there now
+  bool thread_zero_abandoned_ = false;                    // it faulted and waits for good
+  std::size_t caller_slot_ = 0;                           // the caller's baton: the last slot
   std::unique_ptr<std::atomic<std::uint32_t>[]> batons_;  // one per slot, the caller's last
   std::size_t unwind_target() const;
 
@@ -480,14 +497,79 @@ void Executor::Impl::os_thread_main(ThreadId t) {
   current_ = this;
   ensure_alternate_signal_stack();
   take(t);
+  run_os_thread(t);
+  current_ = nullptr;
+  // The thread ends here, and its thread_local objects are destroyed, as a real thread's are
+  // when it returns: natively, while the next logical thread runs.
+}
+
+void Executor::Impl::run_os_thread(ThreadId t) {
   settle_fault();
   const std::size_t next = thread_body(t);
   previous_ = running_;
   running_ = next;
   give(next);
-  current_ = nullptr;
-  // The thread ends here, and its thread_local objects are destroyed, as a real thread's are
-  // when it returns: natively, while the next logical thread runs.
+}
+
+void Executor::Impl::start_thread_zero(std::size_t threads) {
+  batons_ = std::make_unique<std::atomic<std::uint32_t>[]>(threads + 1);
+  for (std::size_t slot = 0; slot <= threads; ++slot) {
+    batons_[slot].store(0, std::memory_order_relaxed);
+  }
+  caller_slot_ = threads;
+  thread_zero_abandoned_ = false;
+  thread_zero_ = std::thread([this] { thread_zero_main(); });
+}
+
+void Executor::Impl::thread_zero_main() {
+  ScopedContext installed(this);
+  current_ = this;
+  ensure_alternate_signal_stack();
+  for (;;) {
+    take(0);
+    switch (thread_zero_job_) {
+      case Job::kSequential:
+        job_completed_ = run_sequential(*job_calls_, phase_);
+        give(caller_slot_);
+        break;
+      case Job::kConcurrent:
+        run_os_thread(0);
+        break;
+      case Job::kExit:
+        current_ = nullptr;
+        return;  // its thread_local objects are destroyed now, before the object is
+    }
+  }
+}
+
+void Executor::Impl::stop_thread_zero() {
+  if (!thread_zero_.joinable()) return;
+  if (thread_zero_abandoned_) {
+    thread_zero_.detach();  // it waits for good where it faulted
+    return;
+  }
+  thread_zero_job_ = Job::kExit;
+  give(0);
+  thread_zero_.join();
+  progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
+}
+
+bool Executor::Impl::sequential(const std::vector<history::Call>& calls, Phase phase) {
+  if (!thread_zero_.joinable()) return run_sequential(calls, phase);
+  if (calls.empty()) {
+    phase_ = phase;
+    return true;
+  }
+  phase_ = phase;
+  thread_zero_job_ = Job::kSequential;
+  job_calls_ = &calls;
+  job_completed_ = false;
+  sequential_on_thread_zero_ = true;
+  give(0);
+  take(caller_slot_);
+  sequential_on_thread_zero_ = false;
+  settle_fault();
+  return job_completed_;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,11 +632,10 @@ void Executor::Impl::schedule_threads() {
 
 void Executor::Impl::run_concurrent_on_os_threads() {
   const std::size_t n = threads_.size();
-  batons_ = std::make_unique<std::atomic<std::uint32_t>[]>(n + 1);
-  for (std::size_t slot = 0; slot <= n; ++slot) batons_[slot].store(0, std::memory_order_relaxed);
   running_ = main_slot();
   workers_.clear();
-  for (std::size_t t = 0; t < n; ++t) {
+  thread_zero_job_ = Job::kConcurrent;
+  for (std::size_t t = 1; t < n; ++t) {
     workers_.emplace_back([this, t] { os_thread_main(static_cast<ThreadId>(t)); });
   }
   schedule_threads();
@@ -563,17 +644,19 @@ void Executor::Impl::run_concurrent_on_os_threads() {
 }
 
 void Executor::Impl::release_workers() {
-  for (std::size_t t = 0; t < workers_.size(); ++t) {
-    if (!workers_[t].joinable()) continue;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const std::size_t t = i + 1;
+    if (!workers_[i].joinable()) continue;
     // A thread left after a fault never ends; one still waiting for its baton (the caller's
     // stack was left by siglongjmp) never gets it.
     if (slots_[t].abandoned || threads_[t].status != Status::kFinished) {
-      workers_[t].detach();
+      workers_[i].detach();
     } else {
-      workers_[t].join();
+      workers_[i].join();
     }
   }
   workers_.clear();
+  if (!threads_.empty() && slots_[0].abandoned) thread_zero_abandoned_ = true;
 }
 
 void Executor::Impl::run_thread(ThreadId t) {
@@ -1159,8 +1242,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
     // Back from code on this stack that faulted (or stalled): whatever ran there is left as it
     // is. The object is leaked: its state may be corrupt, and its destructor may be what failed.
     // The frames left below this one may have left their poison (AddressSanitizer).
-    unpoison(static_cast<char*>(__builtin_frame_address(0)) - kLeftFramesBytes,
-             kLeftFramesBytes);
+    unpoison(static_cast<char*>(__builtin_frame_address(0)) - kLeftFramesBytes, kLeftFramesBytes);
     detail::current_context = recoverable.context;
     for (Slot& slot : slots_) {
       if (slot.suspended) abandon(std::move(slot.suspended));
@@ -1169,6 +1251,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
       if (worker.joinable()) worker.detach();  // waits for a baton that never comes
     }
     workers_.clear();
+    if (thread_zero_.joinable()) thread_zero_.detach();
     ignore_leak(destroying_ ? destroyed_ : object_.release());
     settle_fault();
     constructing_ = false;
@@ -1204,17 +1287,19 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   os_threads_ = object_->needs_thread_identity();
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   scheduler_begun_ = true;
+  if (os_threads_ && !workload.threads.empty()) start_thread_zero(workload.threads.size());
   {
     ScopedContext installed(this);
-    if (run_sequential(workload.setup, Phase::kSetup)) {
+    if (sequential(workload.setup, Phase::kSetup)) {
       phase_ = Phase::kConcurrent;
       run_concurrent(workload);
-      if (!aborting_) run_sequential(workload.reveal, Phase::kReveal);
+      if (!aborting_) sequential(workload.reveal, Phase::kReveal);
     }
   }
+  stop_thread_zero();
   destroying_ = true;
   destroyed_ = object_.get();  // leaked, not freed, if its destructor never returns
-  object_.reset();  // natively: its destructor may walk its shared structure
+  object_.reset();             // natively: its destructor may walk its shared structure
   destroying_ = false;
 }
 
@@ -1373,6 +1458,12 @@ void Executor::Impl::recover(int signal) {
     sigemptyset(&mask);
     sigaddset(&mask, signal);
     pthread_sigmask(SIG_UNBLOCK, &mask, nullptr);
+  }
+  if (sequential_on_thread_zero_ && std::this_thread::get_id() == thread_zero_.get_id()) {
+    // Ps or Pr on thread 0's OS thread: it waits here for good; the caller goes on.
+    thread_zero_abandoned_ = true;
+    give(caller_slot_);
+    for (;;) pause();
   }
   if (phase_ == Phase::kConcurrent && running_ < threads_.size() && os_threads_) {
     // A logical thread on an OS thread of its own: that thread waits here for good (it is

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -516,7 +517,9 @@ class PerThreadTally final : public ObjectUnderTest {
 
 TEST(ExecutorTest, WithThreadIdentityEachLogicalThreadIsAnOsThreadOfItsOwn) {
   Workload w;
+  w.setup = {call("s")};
   w.threads = {{call("a"), call("b")}, {call("c"), call("d")}, {call("e")}};
+  w.reveal = {call("r")};
   Executor executor;
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     PerThreadTally::ids_.clear();
@@ -526,10 +529,13 @@ TEST(ExecutorTest, WithThreadIdentityEachLogicalThreadIsAnOsThreadOfItsOwn) {
     ASSERT_EQ(run.outcome, RunOutcome::kOk) << run.message;
     EXPECT_EQ(PerThreadTally::ids_.size(), 3u);
     EXPECT_EQ(PerThreadTally::ids_.count(std::this_thread::get_id()), 0u);
-    // Each thread's own thread_local: its calls count 1, 2 whatever ran in between.
+    // Each thread's own thread_local: its calls count 1, 2 whatever ran in between. Ps and Pr
+    // are thread 0's calls (the history says so) and run on its OS thread: s, a, b, r count 1..4.
+    const std::map<std::string, std::int64_t> expected = {{"s", 1}, {"a", 2}, {"b", 3}, {"r", 4},
+                                                          {"c", 1}, {"d", 2}, {"e", 1}};
     for (const history::Operation& op : run.history.operations()) {
-      const std::int64_t expected = op.call.method == "b" || op.call.method == "d" ? 2 : 1;
-      EXPECT_EQ(op.result, Value(expected)) << op.call.to_string() << " seed " << seed;
+      EXPECT_EQ(op.result, Value(expected.at(op.call.method)))
+          << op.call.to_string() << " seed " << seed;
     }
   }
   // As fibers, every logical thread is the caller's OS thread.
@@ -606,8 +612,27 @@ TEST(ExecutorTest, OnOsThreadsFaultsStallsAndNoexceptStopsEndTheRunNotTheProcess
               std::string::npos)
         << stalled.message;
   }
+  // Ps and Pr run on thread 0's OS thread: a fault there is the run's crash too.
+  Workload crash_in_setup;
+  crash_in_setup.setup = {call("inc"), call("crash")};
+  crash_in_setup.threads = {{call("inc")}, {call("inc")}};
+  const dpct::Run setup_crashed = executor.execute(factory, crash_in_setup, random);
+  EXPECT_EQ(setup_crashed.outcome, RunOutcome::kCrash);
+  EXPECT_NE(setup_crashed.message.find("setup call 1: the object crashed with SIGSEGV"),
+            std::string::npos)
+      << setup_crashed.message;
+  Workload crash_in_reveal;
+  crash_in_reveal.threads = {{call("inc")}, {call("inc")}};
+  crash_in_reveal.reveal = {call("crash")};
+  const dpct::Run reveal_crashed = executor.execute(factory, crash_in_reveal, random);
+  EXPECT_EQ(reveal_crashed.outcome, RunOutcome::kCrash);
+  EXPECT_NE(reveal_crashed.message.find("call 0: the object crashed with SIGSEGV"),
+            std::string::npos)
+      << reveal_crashed.message;
   Workload fine;
+  fine.setup = {call("inc")};
   fine.threads = {{call("inc")}, {call("inc")}};
+  fine.reveal = {call("inc")};
   const dpct::Run after = executor.execute(factory, fine, random);
   EXPECT_EQ(after.outcome, RunOutcome::kOk) << after.message;
 }

@@ -2,6 +2,7 @@
 # Installs the Debian packages linfault needs (only the missing ones), then configures and builds.
 # Usage: scripts/bootstrap.sh BUILD_DIR [extra cmake args...]
 # LINFAULT_BUILD_TARGET=T builds only target T (default: everything).
+# LINFAULT_EXTRA_PACKAGES="p q" installs these too (the test suite's real libraries).
 set -euo pipefail
 build_dir=${1:?usage: scripts/bootstrap.sh BUILD_DIR [cmake args...]}
 shift
@@ -9,7 +10,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(cmake ninja-build g++ libboost-dev libboost-context-dev libboost-graph-dev
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev chromium)
+  clang-14 llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-rt-14-dev chromium
+  ${LINFAULT_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

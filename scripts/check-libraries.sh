@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Builds examples/libraries (Boost.Lockfree's queue and stack, their installed headers instrumented
-# by the build with linfault_add_target(... INSTRUMENT HEADERS boost/lockfree/)) against an
-# INSTALLED linfault and checks:
+# Builds examples/libraries (Boost.Lockfree's queue, stack and spsc_queue, moodycamel's
+# ConcurrentQueue and ReaderWriterQueue, their installed headers instrumented by the build with
+# linfault_add_target(... INSTRUMENT HEADERS ...)) against an INSTALLED linfault and checks:
 #   - the build instruments every header under boost/lockfree/ into the build tree (each copy
 #     starts with a #line naming the installed header), and a second build does nothing;
-#   - `libraries-linfault detect` finds nothing in 20,000 histories of each correct container
-#     (boost_queue, boost_stack), and `verify --threads 2 --ops 2` proves each linearizable in
-#     every 2 x 2 workload (boost_queue: about 25 s, boost_stack: under a second);
+#   - `libraries-linfault detect` finds nothing in 100,000 portfolio histories of each correct
+#     container, and `verify --threads 2 --ops 2` proves each linearizable in every 2 x 2
+#     workload (moodycamel_queue, on OS threads of their own: about 10 s; the others: seconds);
+#   - the project's GoogleTest check passes the correct containers and fails boost_stack_buggy;
 #   - `libraries-linfault run` finds the wrapper's own non-atomic peek() (boost_stack_buggy, exit
-#     1) and its interleaving names lines of the installed boost/lockfree/stack.hpp.
-# Needs Boost's headers (Debian: libboost-dev) in the compiler's include path.
+#     1) and its interleaving names lines of the installed boost/lockfree/stack.hpp;
+#   - each mutant (a copy of a library's headers with one line changed, made by the build) is
+#     found by `run` and minimized to at most 3 concurrent operations.
+# Needs Boost's, ConcurrentQueue's and ReaderWriterQueue's headers (Debian: libboost-dev,
+# libconcurrentqueue-dev, libreaderwriterqueue-dev) in the compiler's include path.
 # Usage: scripts/check-libraries.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
 set -euo pipefail
 prefix=$(cd "${1:?usage: scripts/check-libraries.sh PREFIX}" && pwd)
@@ -24,7 +28,7 @@ source "$root/scripts/expect.sh"
 source_dir="$work/libraries"
 cp -r "$root/examples/libraries" "$source_dir"
 build="$work/build"
-step "configure and build examples/libraries (INSTRUMENT HEADERS boost/lockfree/) against $prefix"
+step "configure and build examples/libraries (INSTRUMENT HEADERS) against $prefix"
 cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$build" -j "$(nproc)" >/dev/null
 copies="$build/library_objects_instrumented/boost/lockfree"
@@ -45,10 +49,10 @@ if ! grep -q 'ninja: no work to do' "$work/out.txt"; then
 fi
 tool="$build/libraries-linfault"
 
-for target in boost_queue boost_stack; do
-  step "libraries-linfault detect: nothing in 20,000 histories of $target"
-  expect_exit 0 "$tool" detect --target "$target" --histories 20000 --jobs 2 --out "$work/detect"
-  if ! grep -q '^non-linearizable: *0/20000$' "$work/out.txt" ||
+for target in boost_queue boost_stack boost_spsc_queue reader_writer_queue moodycamel_queue; do
+  step "libraries-linfault detect: nothing in 100,000 histories of $target"
+  expect_exit 0 "$tool" detect --target "$target" --histories 100000 --jobs 2 --out "$work/detect"
+  if ! grep -q '^non-linearizable: *0/100000$' "$work/out.txt" ||
     ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
     cat "$work/out.txt"
     fail "detect reported failures on $target"
@@ -61,10 +65,27 @@ for target in boost_queue boost_stack; do
   fi
 done
 
+step "the project's GoogleTest check (ctest)"
+(cd "$build" && ctest --output-on-failure -j "$(nproc)") >"$work/out.txt" 2>&1 || {
+  cat "$work/out.txt"
+  fail "the GoogleTest check failed"
+}
+
 step "libraries-linfault run --target boost_stack_buggy"
 expect_exit 1 "$tool" run --target boost_stack_buggy --seed 1 --out "$work/repro"
 grep -q '(stack.hpp:[0-9]*)' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "the interleaving names no line of boost/lockfree/stack.hpp"
 }
+for mutant in "mutant_queue_recheck boost_queue" "mutant_moodycamel_claim moodycamel_queue"; do
+  read -r name target <<<"$mutant"
+  step "$name-linfault run --target $target: the mutant is found and minimized"
+  expect_exit 1 "$build/$name-linfault" run --target "$target" --seed 1 --out "$work/$name"
+  concurrent=$(sed -n 's/^minimized: .* -> [0-9]* + \([0-9]*\) + [0-9]* (Ps + Pc + Pr).*/\1/p' \
+    "$work/out.txt")
+  if [[ -z $concurrent || $concurrent -gt 3 ]]; then
+    cat "$work/out.txt"
+    fail "$name was not minimized to at most 3 concurrent operations"
+  fi
+done
 echo "check-libraries: all expectations hold" >&2

@@ -198,8 +198,10 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
   if (!args.json) {
     std::cout << "verify:   " << target.name << " (model " << target.model << "), "
               << report["calls"].size() << " calls per operation slot, "
-              << (total ? std::to_string(*total) : std::string("too many to count"))
-              << " workloads\n";
+              << (total ? std::to_string(*total) : std::string("too many to count")) << " workloads"
+              << (target.roles.empty() ? ""
+                                       : ", of which only those that keep the target's roles run")
+              << "\n";
   }
   if (result.verdict != minimize::BoundedVerdict::kNotLinearizable &&
       result.verdict != minimize::BoundedVerdict::kFails) {
