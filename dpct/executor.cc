@@ -1288,6 +1288,14 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   scheduler_begun_ = true;
   if (os_threads_ && !workload.threads.empty()) start_thread_zero(workload.threads.size());
+  // An internal error thrown out of the run may leave thread 0 anywhere in its calls: it is
+  // left waiting for a baton that never comes, not resumed.
+  struct LeftOnThrow {
+    std::thread& thread;
+    ~LeftOnThrow() {
+      if (thread.joinable()) thread.detach();
+    }
+  } left_on_throw{thread_zero_};
   {
     ScopedContext installed(this);
     if (sequential(workload.setup, Phase::kSetup)) {
