@@ -798,6 +798,27 @@ dpct::Workload detection_workload(const targets::Target& target, const DriverOpt
   return workload_for(target, options, plan, seed, drawn);
 }
 
+namespace {
+
+constexpr std::uint64_t kStrideSalt = 0x5eed;
+
+std::uint64_t stride(std::uint64_t campaign_seed) { return derive(campaign_seed, kStrideSalt) | 1; }
+
+}  // namespace
+
+std::uint64_t history_seed(std::uint64_t campaign_seed, std::uint64_t index) {
+  return campaign_seed + index * stride(campaign_seed);  // modulo 2^64
+}
+
+std::uint64_t history_index(std::uint64_t campaign_seed, std::uint64_t seed) {
+  // The inverse of the odd stride modulo 2^64, by Newton's iteration: a is its own inverse to 3
+  // bits, and each step doubles the bits that are right (3, 6, 12, 24, 48, 96).
+  const std::uint64_t a = stride(campaign_seed);
+  std::uint64_t inverse = a;
+  for (int i = 0; i < 5; ++i) inverse *= 2 - a * inverse;
+  return (seed - campaign_seed) * inverse;
+}
+
 std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count) {
   if (count == 0 || index >= histories) return 0;
   return (histories - 1 - index) / count + 1;
@@ -894,7 +915,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
         return;
       }
       const std::uint64_t index = options.shard_index + j * options.shard_count;
-      const std::uint64_t seed = options.seed + index;
+      const std::uint64_t seed = history_seed(options.seed, options.histories_before + index);
       std::size_t member = 0;  // the random member in the opening
       const bool drawn = portfolio && options.histories_before + index >= kPortfolioOpening;
       if (drawn) {

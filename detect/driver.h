@@ -41,12 +41,13 @@
 // so every round is a small Pc whose completed predecessors act as its Ps. The scheduler (random,
 // pct or dpct) picks interleavings inside a round; RoundScheduler enforces the barriers.
 //
-// Seeds: history i (0-based) has seed `seed + i`; its workload and scheduler derive from that
-// seed alone (a portfolio's member also from the shares of its block and from its index in the
-// search: the opening), so results are the same for every `jobs` and every shard split (but for
-// a learning portfolio, see above), and `--seed X --histories 1` reruns history X (under a
-// portfolio, replay its saved run instead: the saved run names its member). Pilot runs and the
-// probe of methods_that_write use seeds derived from `seed` only.
+// Seeds: history i (0-based) has seed history_seed(seed, i) (below: `seed` itself for i = 0, and
+// no seed of another campaign's); its workload and scheduler derive from that seed alone (a
+// portfolio's member also from the shares of its block and from its index in the search: the
+// opening), so results are the same for every `jobs` and every shard split (but for a learning
+// portfolio, see above), and `--seed X --histories 1` reruns history X (under a portfolio, replay
+// its saved run instead: the saved run names its member). Pilot runs and the probe of
+// methods_that_write use seeds derived from `seed` only.
 //
 // Checking: a small history (at most 64 operations) is decided by the worker's quick check
 // (detect/quick_check.h); the others, and the small ones it cannot decide, as `linfault check`
@@ -201,10 +202,10 @@ struct DriverOptions {
   // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then
   // ignored. Its calls must be methods of the target.
   std::optional<dpct::Workload> workload;
-  // A shard of the campaign (`--shard i/N`): only the histories whose index i (seed `seed + i`,
-  // 0 <= i < histories) has i mod shard_count == shard_index run. Every history's seed, workload
-  // and schedule stay those of the whole campaign (pilot runs included), so the shards together
-  // run exactly the histories of the unsharded campaign.
+  // A shard of the campaign (`--shard i/N`): only the histories whose index i (seed
+  // history_seed(seed, i), 0 <= i < histories) has i mod shard_count == shard_index run. Every
+  // history's seed, workload and schedule stay those of the whole campaign (pilot runs included),
+  // so the shards together run exactly the histories of the unsharded campaign.
   std::uint64_t shard_index = 0;
   std::uint64_t shard_count = 1;
   // Portfolio: learn the members' shares from violations (unsharded campaigns only). Off, every
@@ -212,9 +213,10 @@ struct DriverOptions {
   // (minimize::detect_first_failure, which stops at the first violation, runs it off).
   bool portfolio_learning = true;
   // This campaign continues a search whose first `histories_before` histories ran as earlier
-  // campaigns (minimize::detect_first_failure's batches): the portfolio's opening of random walks
-  // counts from the start of the search, so that every history's member is the same whatever
-  // the batch size.
+  // campaigns (minimize::detect_first_failure's batches) with the same seed: its history i is the
+  // search's history histories_before + i, seed and all, and the portfolio's opening of random
+  // walks counts from the start of the search, so that every history's member is the same
+  // whatever the batch size.
   std::uint64_t histories_before = 0;
   // Keep each failing run: HistoryResult::saved, with its workload, schedule, history and the
   // full checker's verdict. Off (`detect` without --out), failing runs are only counted, and a
@@ -242,6 +244,16 @@ struct DriverOptions {
 
 // How many of `histories` indices the shard `index` of `count` selects.
 std::uint64_t shard_size(std::uint64_t histories, std::uint64_t index, std::uint64_t count);
+
+// The seed of history `index` of the campaign with seed `campaign_seed`: the campaign's seed for
+// history 0, so `--seed S --histories 1` reruns the history whose seed is S, then steps of an odd
+// stride drawn from the campaign's seed. Campaigns with different seeds thus share no history (a
+// collision needs i * stride(X) - j * stride(Y) = Y - X for indices i, j of the two campaigns:
+// about histories^2 / 2^64 to happen): ten seeds are ten distinct trials.
+std::uint64_t history_seed(std::uint64_t campaign_seed, std::uint64_t index);
+// The inverse: the index in the campaign `campaign_seed` of the history whose seed is `seed` (a
+// seed from another campaign gives some index, almost surely not below its history count).
+std::uint64_t history_index(std::uint64_t campaign_seed, std::uint64_t seed);
 
 struct Progress {
   std::uint64_t done = 0;

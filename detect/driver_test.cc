@@ -106,6 +106,29 @@ TEST(DriverTest, NeverReportsAViolationOnCorrectObjects) {
   }
 }
 
+// History 0 of a campaign has the campaign's seed (`--seed S --histories 1` reruns the history
+// whose seed is S); campaigns with different seeds share no history; history_index inverts it.
+TEST(DriverTest, CampaignsWithDifferentSeedsShareNoHistory) {
+  std::set<std::uint64_t> seen;
+  constexpr std::uint64_t kCampaigns = 50, kHistories = 2000;
+  for (std::uint64_t campaign = 1; campaign <= kCampaigns; ++campaign) {
+    EXPECT_EQ(history_seed(campaign, 0), campaign);
+    for (std::uint64_t i = 0; i < kHistories; ++i) {
+      const std::uint64_t seed = history_seed(campaign, i);
+      EXPECT_TRUE(seen.insert(seed).second) << "campaign " << campaign << " history " << i;
+      ASSERT_EQ(history_index(campaign, seed), i);
+    }
+  }
+  EXPECT_EQ(seen.size(), kCampaigns * kHistories);
+  for (const std::uint64_t campaign : {0ull, 0xffffffffffffffffull, 0x8000000000000000ull}) {
+    for (const std::uint64_t i : {0ull, 1ull, 12345ull, 0xfffffffffffull}) {
+      EXPECT_EQ(history_index(campaign, history_seed(campaign, i)), i);
+    }
+  }
+  // A seed of another campaign is at an index far beyond any campaign's histories.
+  EXPECT_GT(history_index(1, history_seed(2, 5)), 1'000'000'000ull);
+}
+
 TEST(DriverTest, ResultsDependOnTheSeedOnlyNotOnTheNumberOfJobs) {
   DriverOptions options = pct_options(40, 6);
   options.scheduler = SchedulerKind::kRandom;
@@ -115,7 +138,7 @@ TEST(DriverTest, ResultsDependOnTheSeedOnlyNotOnTheNumberOfJobs) {
   const DetectionReport three = run_detection(targets::find("treiber_stack_buggy"), options);
   ASSERT_EQ(one.results.size(), three.results.size());
   for (std::size_t i = 0; i < one.results.size(); ++i) {
-    EXPECT_EQ(one.results[i].seed, options.seed + i);
+    EXPECT_EQ(one.results[i].seed, history_seed(options.seed, i));
     EXPECT_EQ(one.results[i].result, three.results[i].result) << i;
     ASSERT_EQ(one.results[i].saved.has_value(), three.results[i].saved.has_value()) << i;
     if (one.results[i].saved) {
@@ -134,7 +157,8 @@ TEST(DriverTest, StopAtFirstEndsAtTheLowestIndexedViolationForEveryNumberOfJobs)
   options.scheduler = SchedulerKind::kRandom;
   const DetectionReport whole = run_detection(target, options);
   ASSERT_TRUE(whole.first_failing_seed.has_value());
-  const std::uint64_t expected_to_first = *whole.first_failing_seed - options.seed + 1;
+  const std::uint64_t expected_to_first =
+      history_index(options.seed, *whole.first_failing_seed) + 1;
   ASSERT_GT(expected_to_first, 4u) << "pick a seed whose first violation comes later";
   ASSERT_LT(expected_to_first, 300u);
   EXPECT_EQ(whole.histories_to_first, expected_to_first);
@@ -194,7 +218,7 @@ TEST(DriverTest, ATimeLimitEndsTheCampaignWithTheHistoriesThatRan) {
       EXPECT_LE(report.results.size(), report.done);
       EXPECT_GT(report.results.size(), 0u);
       for (std::size_t j = 0; j < report.results.size(); ++j) {
-        ASSERT_EQ(report.results[j].seed, options.seed + j) << j;
+        ASSERT_EQ(report.results[j].seed, history_seed(options.seed, j)) << j;
       }
     }
   }
@@ -221,7 +245,7 @@ TEST(DriverTest, ShardsRunExactlyTheUnshardedHistoriesAndStreamThem) {
     options.shard_index = index;
     options.shard_count = 3;
     options.on_result = [&](const DetectionReport& so_far, HistoryResult& result) {
-      EXPECT_EQ((result.seed - options.seed) % 3, index);
+      EXPECT_EQ(history_index(options.seed, result.seed) % 3, index);
       EXPECT_LE(so_far.done, so_far.histories);
       streamed.push_back(std::move(result));
     };
@@ -232,15 +256,17 @@ TEST(DriverTest, ShardsRunExactlyTheUnshardedHistoriesAndStreamThem) {
     EXPECT_EQ(shard.scheduler, whole.scheduler);  // same pilot runs, same k
     violations += shard.violations;
     if (shard.first_failing_seed &&
-        (!first_failing_seed || *shard.first_failing_seed < *first_failing_seed)) {
+        (!first_failing_seed || history_index(options.seed, *shard.first_failing_seed) <
+                                    history_index(options.seed, *first_failing_seed))) {
       first_failing_seed = shard.first_failing_seed;
     }
   }
   EXPECT_EQ(violations, whole.violations);
   EXPECT_EQ(first_failing_seed, whole.first_failing_seed);
   ASSERT_EQ(streamed.size(), whole.results.size());
-  std::sort(streamed.begin(), streamed.end(),
-            [](const HistoryResult& a, const HistoryResult& b) { return a.seed < b.seed; });
+  std::sort(streamed.begin(), streamed.end(), [&](const HistoryResult& a, const HistoryResult& b) {
+    return history_index(options.seed, a.seed) < history_index(options.seed, b.seed);
+  });
   for (std::size_t i = 0; i < streamed.size(); ++i) {
     EXPECT_EQ(streamed[i].seed, whole.results[i].seed);
     EXPECT_EQ(streamed[i].result, whole.results[i].result) << i;
@@ -449,8 +475,10 @@ targets::Target spsc_ring(bool with_roles) {
   target.operations = {{"enq", targets::unique_value(), "enq(v)"},
                        {"deq", targets::no_arguments(), "deq() -> v"}};
   if (with_roles) target.roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
-  target.factory =
-      targets::Binding<SpscRing>().method("enq", &SpscRing::enq).method("deq", &SpscRing::deq).factory();
+  target.factory = targets::Binding<SpscRing>()
+                       .method("enq", &SpscRing::enq)
+                       .method("deq", &SpscRing::deq)
+                       .factory();
   return target;
 }
 
@@ -807,8 +835,8 @@ TEST(PortfolioTest, OpensWithRandomWalksCountedFromTheStartOfTheSearch) {
   EXPECT_GT(opening_violations, 0u);
   options.portfolio_learning = false;
   // The same search continued as a second campaign from history 40 on (detect_first_failure's
-  // batches): every history runs the member it ran in the whole search.
-  options.seed += 40;
+  // batches, with the search's seed): every history is the one it was in the whole search, and
+  // runs the member it ran there.
   options.histories = 120;
   options.histories_before = 40;
   const DetectionReport rest = run_detection(target, options);

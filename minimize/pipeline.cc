@@ -49,7 +49,6 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   FirstFailure f;
-  const std::uint64_t first_seed = options.seed;
   const std::uint64_t batch = first_failure_batch(options.jobs);
   // Each batch is a campaign of its own, and the search ends at the first failure: there is no
   // violation for a portfolio to learn from, and a learning one would draw members that depend on
@@ -65,7 +64,6 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
       f.time_budget_hit = true;
       break;
     }
-    options.seed = first_seed + begun;
     options.histories_before = begun;
     options.histories = std::min(batch, histories - begun);
     // History j of the batch is history begun + j of the campaign.

@@ -63,15 +63,15 @@ struct FirstFailure {
 // The batch size of detect_first_failure for `jobs` worker threads.
 std::uint64_t first_failure_batch(unsigned jobs);
 
-// Runs `options` in batches of first_failure_batch(options.jobs) histories (seeds options.seed,
-// options.seed + 1, ...) until a batch has a failing history, `histories` have run, or `seconds`
-// (0: no limit) have passed. A violation is preferred over a deadlock, livelock or crash within a
-// batch. `progress` gets totals over all batches.
+// Runs `options` in batches of first_failure_batch(options.jobs) histories (the campaign's
+// histories 0, 1, ... of seed options.seed: detect::history_seed) until a batch has a failing
+// history, `histories` have run, or `seconds` (0: no limit) have passed. A violation is preferred
+// over a deadlock, livelock or crash within a batch. `progress` gets totals over all batches.
 //
 // With options.shard_count > 1, each batch runs only the histories of the shard (global index
 // modulo shard_count), so the shard's result in its failing batch decides, with the other
 // shards', the unsharded result: the first failing batch is the smallest over the shards, and in
-// it a violation is preferred, then the smallest seed.
+// it a violation is preferred, then the smallest index.
 FirstFailure detect_first_failure(const targets::Target& target, detect::DriverOptions options,
                                   std::uint64_t histories, double seconds,
                                   const detect::ProgressCallback& progress = nullptr);
@@ -130,7 +130,7 @@ struct CheckOptions {
   // serial runs, Line-Up: no model needed, and calls that block forever where no serial order
   // blocks are caught; targets/serial_spec.h).
   std::string spec = "model";
-  std::uint64_t seed = 1;        // history i uses seed + i
+  std::uint64_t seed = 1;        // history i uses detect::history_seed(seed, i)
   unsigned jobs = 1;             // detection worker threads (results do not depend on it)
   double minimize_seconds = 60;  // budget of the minimization
   // Where the files of a failure go: testcase.json, the failing run and <target>_repro_test.cc.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/libraries (Boost.Lockfree's queue, stack and spsc_queue, moodycamel's
-# ConcurrentQueue and ReaderWriterQueue, their installed headers instrumented by the build with
-# linfault_add_target(... INSTRUMENT HEADERS ...)) against an INSTALLED linfault and checks:
+# ConcurrentQueue and ReaderWriterQueue, oneTBB's concurrent_queue, their installed headers
+# instrumented by the build with linfault_add_target(... INSTRUMENT HEADERS ...)) against an
+# INSTALLED linfault and checks:
 #   - the build instruments every header under boost/lockfree/ into the build tree (each copy
 #     starts with a #line naming the installed header), and a second build does nothing;
 #   - `libraries-linfault detect` finds nothing in 100,000 portfolio histories of each correct
@@ -12,8 +13,9 @@
 #     1) and its interleaving names lines of the installed boost/lockfree/stack.hpp;
 #   - each mutant (a copy of a library's headers with one line changed, made by the build) is
 #     found by `run` and minimized to at most 3 concurrent operations.
-# Needs Boost's, ConcurrentQueue's and ReaderWriterQueue's headers (Debian: libboost-dev,
-# libconcurrentqueue-dev, libreaderwriterqueue-dev) in the compiler's include path.
+# Needs Boost's, ConcurrentQueue's, ReaderWriterQueue's and oneTBB's headers (Debian:
+# libboost-dev, libconcurrentqueue-dev, libreaderwriterqueue-dev, libtbb-dev) in the compiler's
+# include path.
 # Usage: scripts/check-libraries.sh PREFIX   (PREFIX: where `cmake --install` put linfault)
 set -euo pipefail
 prefix=$(cd "${1:?usage: scripts/check-libraries.sh PREFIX}" && pwd)
@@ -49,7 +51,8 @@ if ! grep -q 'ninja: no work to do' "$work/out.txt"; then
 fi
 tool="$build/libraries-linfault"
 
-for target in boost_queue boost_stack boost_spsc_queue reader_writer_queue moodycamel_queue; do
+for target in boost_queue boost_stack boost_spsc_queue reader_writer_queue moodycamel_queue \
+  tbb_queue; do
   step "libraries-linfault detect: nothing in 100,000 histories of $target"
   expect_exit 0 "$tool" detect --target "$target" --histories 100000 --jobs 2 --out "$work/detect"
   if ! grep -q '^non-linearizable: *0/100000$' "$work/out.txt" ||

@@ -5,9 +5,10 @@
 # temporary prefix and builds and checks examples/user-project against it, as a user's project
 # (scripts/check-user-project.sh), and examples/unmodified, whose plain std::atomic sources the
 # build instruments (scripts/check-unmodified.sh), and examples/libraries, whose installed
-# Boost.Lockfree and moodycamel headers the build instruments (scripts/check-libraries.sh); then
-# runs every libFuzzer harness briefly (scripts/fuzz.sh). Under ASan the exhaustive sweeps run
-# their first shard only, and UBSan leaves out its null and alignment checks (see below).
+# Boost.Lockfree, moodycamel and oneTBB headers the build instruments
+# (scripts/check-libraries.sh); then runs every libFuzzer harness briefly (scripts/fuzz.sh).
+# Under ASan the exhaustive sweeps run their first shard only, and UBSan leaves out its null and
+# alignment checks (see below).
 # Installs missing packages first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +20,7 @@ jobs=$(nproc)
 # build/CMakeCache.txt, so scripts/demo.sh and `cmake --install build` reuse it.
 echo "== normal build" >&2
 # The real libraries that scripts/check-libraries.sh checks come from Debian too.
-LINFAULT_EXTRA_PACKAGES="libconcurrentqueue-dev libreaderwriterqueue-dev" \
+LINFAULT_EXTRA_PACKAGES="libconcurrentqueue-dev libreaderwriterqueue-dev libtbb-dev" \
   "$root/scripts/bootstrap.sh" build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 
@@ -29,7 +30,7 @@ cmake --install build --prefix "$prefix" >/dev/null
 "$root/scripts/check-user-project.sh" "$prefix"
 echo "== unmodified std::atomic sources (INSTRUMENT) against the installed package" >&2
 "$root/scripts/check-unmodified.sh" "$prefix"
-echo "== installed library headers (INSTRUMENT HEADERS: Boost.Lockfree, moodycamel)" >&2
+echo "== installed library headers (INSTRUMENT HEADERS: Boost.Lockfree, moodycamel, oneTBB)" >&2
 "$root/scripts/check-libraries.sh" "$prefix"
 rm -rf "$prefix"
 

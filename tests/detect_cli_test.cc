@@ -41,9 +41,9 @@ TEST_F(DetectCliTest, FindsTheTreiberBugSavesTheRunsAndReportsJson) {
   ASSERT_EQ(summary["saved"].size(), summary["violations"].get<std::size_t>());
   const std::string first = summary["saved"][0];
   EXPECT_TRUE(fs::exists(first));
-  EXPECT_EQ(
-      fs::path(first).filename().string(),
-      "treiber_stack_buggy-" + std::to_string(summary["first_failing_seed"].get<int>()) + ".json");
+  EXPECT_EQ(fs::path(first).filename().string(),
+            "treiber_stack_buggy-" +
+                std::to_string(summary["first_failing_seed"].get<std::uint64_t>()) + ".json");
 
   const RunResult replay = run("replay '" + first + "'");
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
@@ -61,13 +61,13 @@ TEST_F(DetectCliTest, FindsTheTreiberBugSavesTheRunsAndReportsJson) {
   const RunResult again =
       run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 1 --scheduler pct "
           "--json --k " +
-          k + " --seed " + std::to_string(summary["first_failing_seed"].get<int>()));
+          k + " --seed " + std::to_string(summary["first_failing_seed"].get<std::uint64_t>()));
   EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
 }
 
-// --out keeps the failing runs of the lowest seeds up to --keep-runs, whatever order two workers
-// find them in, and counts the rest.
-TEST_F(DetectCliTest, KeepRunsBoundsTheSavedRunsToTheLowestSeeds) {
+// --out keeps the failing runs of the lowest history indices up to --keep-runs, whatever order two
+// workers find them in, and counts the rest.
+TEST_F(DetectCliTest, KeepRunsBoundsTheSavedRunsToTheLowestIndices) {
   const fs::path all = dir_ / "all";
   const RunResult every =
       run("detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 200 --jobs 2 "
@@ -94,7 +94,7 @@ TEST_F(DetectCliTest, KeepRunsBoundsTheSavedRunsToTheLowestSeeds) {
   std::sort(lowest.begin(), lowest.end());
   EXPECT_EQ(files, lowest);
   EXPECT_NE(kept.out.find("saved:              3 of " + std::to_string(failing) +
-                          " failing runs (those of the lowest seeds: --keep-runs 3)"),
+                          " failing runs (those of the lowest indices: --keep-runs 3)"),
             std::string::npos)
       << kept.out;
 }

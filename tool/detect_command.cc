@@ -114,7 +114,7 @@ class ResultWriter {
   // Keeps the --keep-runs failing runs of the lowest history indices, whatever order the workers
   // find them in: a later run of a lower index replaces the highest kept.
   void save(const detect::SavedRun& run) {
-    const std::uint64_t index = run.seed - options_.seed;
+    const std::uint64_t index = detect::history_index(options_.seed, run.seed);
     if (kept_.size() >= args_.keep_runs) {
       if (kept_.empty() || index > kept_.rbegin()->first) return;
       std::error_code ignored;
@@ -283,8 +283,8 @@ void run_detect(const DetectArguments& args) {
     if (writer.saved() > 0 && !args.out.empty()) {
       text << "saved:              " << writer.kept();
       if (writer.kept() < writer.saved()) {
-        text << " of " << writer.saved() << " failing runs (those of the lowest seeds: --keep-runs "
-             << args.keep_runs << ")";
+        text << " of " << writer.saved()
+             << " failing runs (those of the lowest indices: --keep-runs " << args.keep_runs << ")";
       } else {
         text << " failing run(s)";
       }
@@ -335,9 +335,10 @@ void add_detect_command(CLI::App& app) {
                      "the end; every file is replaced atomically). Without it, failing runs are "
                      "only counted");
   detect
-      ->add_option("--keep-runs", args->keep_runs,
-                   "With --out, keep at most N failing runs on disk: those of the lowest seeds "
-                   "(the others are counted); 0 keeps none")
+      ->add_option(
+          "--keep-runs", args->keep_runs,
+          "With --out, keep at most N failing runs on disk: those of the lowest history indices "
+          "(the others are counted); 0 keeps none")
       ->type_name("N")
       ->capture_default_str();
   add_shard_option(*detect, args->shard, "histories");

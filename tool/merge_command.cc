@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "detect/driver.h"
 #include "detect/saved_run.h"
 #include "history/atomic_file.h"
 #include "history/formats.h"
@@ -161,7 +162,8 @@ std::map<std::uint64_t, fs::path> saved_runs(const ShardInput& in) {
       } catch (const std::out_of_range&) {
       }
     }
-    if (!run_seed || *run_seed - seed >= histories || !in.shard.selects(*run_seed - seed)) {
+    const std::uint64_t index = run_seed ? detect::history_index(seed, *run_seed) : histories;
+    if (index >= histories || !in.shard.selects(index)) {
       fail(file, "not a run saved by shard " + in.shard.text() + " of this campaign (expected " +
                      prefix + "<seed>.json for a seed of its histories)");
     }
@@ -170,7 +172,7 @@ std::map<std::uint64_t, fs::path> saved_runs(const ShardInput& in) {
       fail(file, "its content is seed " + std::to_string(run.seed) + " of " + run.target +
                      ", not what its name says");
     }
-    found.emplace(*run_seed - seed, file);
+    found.emplace(index, file);
   }
   const std::uint64_t said = unsigned_field(in, in.summary, "saved");
   if (files.size() != said) {
@@ -200,7 +202,7 @@ json merge_detect(const std::vector<ShardInput>& shards, const fs::path& out) {
     }
     const json& first = in.summary.value("first_failing_seed", json());
     if (first.is_number_unsigned()) {
-      const std::uint64_t index = first.get<std::uint64_t>() - seed;
+      const std::uint64_t index = detect::history_index(seed, first.get<std::uint64_t>());
       if (!in.shard.selects(index)) {
         fail(in.file, "first_failing_seed " + first.dump() + " is not a history of shard " +
                           in.shard.text());
@@ -231,7 +233,8 @@ json merge_detect(const std::vector<ShardInput>& shards, const fs::path& out) {
   merged["unknown"] = unknown;
   merged["outcomes"] = outcomes;
   merged["saved"] = saved;
-  merged["first_failing_seed"] = first_index ? json(seed + *first_index) : json(nullptr);
+  merged["first_failing_seed"] =
+      first_index ? json(detect::history_seed(seed, *first_index)) : json(nullptr);
   return merged;
 }
 
@@ -278,7 +281,7 @@ json merge_verify(const std::vector<ShardInput>& shards) {
 }
 
 // `run`: each shard stopped at its own first failing batch; the unsharded run stops at the
-// smallest, and there prefers a violation, then the smallest seed (detect_first_failure). The
+// smallest, and there prefers a violation, then the smallest index (detect_first_failure). The
 // shard that found that run minimized it: its files are the unsharded run's.
 json merge_run(const std::vector<ShardInput>& shards, const fs::path& out) {
   json merged = shards.front().summary;
@@ -306,7 +309,7 @@ json merge_run(const std::vector<ShardInput>& shards, const fs::path& out) {
         !failing["seed"].is_number_unsigned()) {
       fail(in.file, "field \"failing\": expected {\"seed\": ..., \"violation\": ...}");
     }
-    const std::uint64_t index = failing["seed"].get<std::uint64_t>() - seed;
+    const std::uint64_t index = detect::history_index(seed, failing["seed"].get<std::uint64_t>());
     const bool violation = failing.value("violation", false);
     if (index >= histories || !in.shard.selects(index) || index / batch != *first_batch) {
       fail(in.file, "its failing seed " + failing["seed"].dump() +

@@ -47,7 +47,8 @@ Figures measure(const targets::Target& target, int seeds, std::uint64_t max,
   for (int seed = 1; seed <= seeds; ++seed) {
     const minimize::FirstFailure first =
         minimize::detect_first_failure(target, options_for(seed * 100'000ull), max, 0);
-    f.to_first.push_back(first.failing ? first.failing->seed - seed * 100'000ull + 1 : 0);
+    f.to_first.push_back(
+        first.failing ? detect::history_index(seed * 100'000ull, first.failing->seed) + 1 : 0);
   }
   detect::DriverOptions throughput = options_for(1);
   throughput.histories = histories;

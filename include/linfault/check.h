@@ -8,8 +8,9 @@
 //   if (r.violation) std::cerr << r.report;   // the minimized test case, step by step
 //
 // The campaign runs `histories` random histories of `threads` x `ops` operations under the
-// scheduler (D-PCT by default, with the structure trees linked into the program), history i
-// with seed `seed` + i, so a given seed always explores the same histories. On the first failing
+// scheduler (D-PCT by default, with the structure trees linked into the program), each history
+// with a seed of its own drawn from `seed` (history 0: `seed` itself), so a given seed always
+// explores the same histories and different seeds share none. On the first failing
 // history it localizes and minimizes it into a test case (Ps, Pc, Pr) verified by re-execution.
 //
 // check_history() checks a history you recorded yourself (<linfault/recorder.h>).

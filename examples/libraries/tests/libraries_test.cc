@@ -24,7 +24,8 @@ TEST_P(CorrectContainer, IsLinearizable) {
 
 INSTANTIATE_TEST_SUITE_P(Libraries, CorrectContainer,
                          ::testing::Values("boost_queue", "boost_stack", "boost_spsc_queue",
-                                           "reader_writer_queue", "moodycamel_queue"));
+                                           "reader_writer_queue", "moodycamel_queue",
+                                           "tbb_queue"));
 
 TEST(BoostStackBuggy, CheckFindsTheWrappersPeek) {
   const ::testing::AssertionResult verdict =
