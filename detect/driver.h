@@ -291,8 +291,7 @@ struct DetectionReport {
   double total_ms = 0;                      // execution + check, summed over histories
   double avg_ms = 0;                        // per history, execution + check
   double wall_seconds = 0;
-  // The seed of the lowest-indexed history with a violation (the smallest seed, unless seeds
-  // wrap around 2^64).
+  // The seed of the lowest-indexed history with a violation.
   std::optional<std::uint64_t> first_failing_seed;
   // Histories of this shard up to and including the lowest-indexed violation (its index within
   // the shard + 1): "histories to the first violation". 0 when none was found.
@@ -305,10 +304,10 @@ struct DetectionReport {
   // Access sites ("file.cc:12", sorted) that used a memory order weaker than seq_cst in some
   // controlled history (dpct::Executor::weak_order_sites).
   std::vector<std::string> weak_order_sites;
-  // By seed; `saved` set for failing runs (with keep_failing_runs). Empty when
+  // By index; `saved` set for failing runs (with keep_failing_runs). Empty when
   // DriverOptions::on_result is set; with stop_at_first, cut after the first violation.
   std::vector<HistoryResult> results;
-  // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by seed; empty
+  // The runs worth saving (violations, unknown verdicts and non-ok outcomes), by index; empty
   // without DriverOptions::keep_failing_runs.
   std::vector<const SavedRun*> failing_runs() const;
 };

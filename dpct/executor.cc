@@ -234,8 +234,14 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   Job thread_zero_job_ = Job::kExit;
   const std::vector<history::Call>* job_calls_ = nullptr;
   bool job_completed_ = false;
-  bool sequential_on_thread_zero_ = false;                // Ps or Pr runs there now
-  bool thread_zero_abandoned_ = false;                    // it faulted and waits for good
+  bool sequential_on_thread_zero_ = false;        // Ps or Pr runs there now
+  bool thread_zero_abandoned_ = false;            // it faulted and waits for good
+  bool sequential_fault_on_thread_zero_ = false;  // in Ps or Pr: the object is leaked
+  bool ending_thread_zero_ = false;               // its thread_local objects are being destroyed
+  pthread_t caller_thread_{};
+  // Whether this OS thread holds the baton (OS-thread backend): a stall signal that reaches a
+  // thread that has just handed it on is dropped, since the new holder beats at once.
+  static inline thread_local bool holds_baton_ = false;
   std::size_t caller_slot_ = 0;                           // the caller's baton: the last slot
   std::unique_ptr<std::atomic<std::uint32_t>[]> batons_;  // one per slot, the caller's last
   std::size_t unwind_target() const;
@@ -480,6 +486,7 @@ std::size_t Executor::Impl::thread_body(ThreadId t) {
 // its own, made for the execution; exactly one runs at a time, the others wait for their baton.
 
 void Executor::Impl::give(std::size_t slot) {
+  holds_baton_ = false;
   batons_[slot].store(1, std::memory_order_release);
   batons_[slot].notify_one();
 }
@@ -488,6 +495,7 @@ void Executor::Impl::take(std::size_t slot) {
   while (batons_[slot].exchange(0, std::memory_order_acquire) == 0) {
     batons_[slot].wait(0, std::memory_order_acquire);
   }
+  holds_baton_ = true;
   // The stall watchdog signals the OS thread that holds the baton.
   progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
 }
@@ -518,6 +526,8 @@ void Executor::Impl::start_thread_zero(std::size_t threads) {
   }
   caller_slot_ = threads;
   thread_zero_abandoned_ = false;
+  caller_thread_ = pthread_self();
+  holds_baton_ = true;  // the caller runs until it hands thread 0 a job
   thread_zero_ = std::thread([this] { thread_zero_main(); });
 }
 
@@ -536,8 +546,12 @@ void Executor::Impl::thread_zero_main() {
         run_os_thread(0);
         break;
       case Job::kExit:
+        // Its thread_local objects are destroyed now, before the object is, while the caller
+        // waits in join(): a stall there is the caller's to recover from.
+        progress_.os_thread.store(caller_thread_, std::memory_order_relaxed);
+        holds_baton_ = false;
         current_ = nullptr;
-        return;  // its thread_local objects are destroyed now, before the object is
+        return;
     }
   }
 }
@@ -549,8 +563,11 @@ void Executor::Impl::stop_thread_zero() {
     return;
   }
   thread_zero_job_ = Job::kExit;
+  ending_thread_zero_ = true;
   give(0);
+  holds_baton_ = true;
   thread_zero_.join();
+  ending_thread_zero_ = false;
   progress_.os_thread.store(pthread_self(), std::memory_order_relaxed);
 }
 
@@ -1201,6 +1218,9 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   objects_of_type_.clear();
   waiters_.clear();
   offers_.clear();
+  forget_lock_states();
+  sequential_fault_on_thread_zero_ = false;
+  ending_thread_zero_ = false;
   sequential_steps_ = 0;
   steps_ = 0;
   writes_ = 0;
@@ -1256,6 +1276,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
     settle_fault();
     constructing_ = false;
     destroying_ = false;
+    ending_thread_zero_ = false;
     if (!scheduler_begun_) {
       scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
       scheduler_begun_ = true;
@@ -1288,14 +1309,19 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   scheduler.begin(RunInfo{workload.threads.size(), &workload, this});
   scheduler_begun_ = true;
   if (os_threads_ && !workload.threads.empty()) start_thread_zero(workload.threads.size());
-  // An internal error thrown out of the run may leave thread 0 anywhere in its calls: it is
-  // left waiting for a baton that never comes, not resumed.
+  // An internal error thrown out of the run (or a thread that could not be started) may leave
+  // the OS threads anywhere in their calls: they are left waiting for a baton that never comes,
+  // not resumed.
   struct LeftOnThrow {
-    std::thread& thread;
+    Impl& executor;
     ~LeftOnThrow() {
-      if (thread.joinable()) thread.detach();
+      if (executor.thread_zero_.joinable()) executor.thread_zero_.detach();
+      for (std::thread& worker : executor.workers_) {
+        if (worker.joinable()) worker.detach();
+      }
+      executor.workers_.clear();
     }
-  } left_on_throw{thread_zero_};
+  } left_on_throw{*this};
   {
     ScopedContext installed(this);
     if (sequential(workload.setup, Phase::kSetup)) {
@@ -1305,6 +1331,12 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
     }
   }
   stop_thread_zero();
+  if (sequential_fault_on_thread_zero_) {
+    // As after a fault in Ps or Pr on the caller's stack: the object's state may be corrupt, and
+    // thread 0, parked for good in the middle of a call, may hold its locks.
+    ignore_leak(object_.release());
+    return;
+  }
   destroying_ = true;
   destroyed_ = object_.get();  // leaked, not freed, if its destructor never returns
   object_.reset();             // natively: its destructor may walk its shared structure
@@ -1398,8 +1430,10 @@ void Executor::Impl::on_signal(int signal, siginfo_t* info, void* context) {
   const bool ours = self != nullptr && self->recoverable_ && self->fault_.signal == -1 &&
                     self->faults_in_run_ < kMaxFaultsPerRun;
   if (signal == stall_signal()) {
-    // Only for the run the watchdog saw stall: a late signal finds the beats moved on.
-    if (ours && info != nullptr &&
+    // Only for the run the watchdog saw stall: a late signal finds the beats moved on. On OS
+    // threads, only for the thread that holds the baton: one that has just handed it on must not
+    // leave its stack while the next runs.
+    if (ours && (!self->os_threads_ || holds_baton_) && info != nullptr &&
         reinterpret_cast<std::uintptr_t>(info->si_value.sival_ptr) ==
             self->progress_.beats.load(std::memory_order_relaxed)) {
       unpoison(signal_stack.first, signal_stack.second);
@@ -1470,6 +1504,7 @@ void Executor::Impl::recover(int signal) {
   if (sequential_on_thread_zero_ && std::this_thread::get_id() == thread_zero_.get_id()) {
     // Ps or Pr on thread 0's OS thread: it waits here for good; the caller goes on.
     thread_zero_abandoned_ = true;
+    sequential_fault_on_thread_zero_ = true;
     give(caller_slot_);
     for (;;) pause();
   }
@@ -1509,6 +1544,8 @@ void Executor::Impl::settle_fault() {
           (th.op < th.calls->size() ? (*th.calls)[th.op].to_string() : std::string("?"));
   } else if (constructing_) {
     who = "the object's constructor";
+  } else if (ending_thread_zero_) {
+    who = "the destructors of thread 0's thread_local objects";
   } else if (destroying_) {
     who = "the object's destructor";
   } else {

@@ -637,6 +637,58 @@ TEST(ExecutorTest, OnOsThreadsFaultsStallsAndNoexceptStopsEndTheRunNotTheProcess
   EXPECT_EQ(after.outcome, RunOutcome::kOk) << after.message;
 }
 
+// Thread 0's thread_local objects are destroyed when its OS thread ends, after Pr, while the
+// caller waits: a destructor that never returns there is a stall the caller recovers from.
+std::atomic<bool> sticky_released{false};
+struct Sticky {
+  bool armed = false;
+  ~Sticky() {
+    while (armed && !sticky_released.load()) {
+    }
+  }
+};
+
+class ThreadLocalStall final : public ObjectUnderTest {
+ public:
+  bool needs_thread_identity() const override { return true; }
+  Value invoke(const Call& c) override {
+    counter_.fetch_add(1);
+    if (c.method == "arm") {
+      static thread_local Sticky sticky;
+      sticky.armed = true;
+    }
+    return Value(std::int64_t{counter_.load()});
+  }
+
+ private:
+  Atomic<int> counter_{0};
+};
+
+TEST(ExecutorTest, OnOsThreadsAThreadLocalDestructorThatNeverReturnsIsAStall) {
+  Executor executor;
+  Workload w;
+  w.setup = {call("arm")};
+  w.threads = {{call("inc")}, {call("inc")}};
+  std::atomic<bool> unused{false};
+  {
+    const fixtures::StallCapture stalls(unused);
+    RandomScheduler random(1);
+    const dpct::Run run =
+        executor.execute([] { return std::make_unique<ThreadLocalStall>(); }, w, random);
+    EXPECT_EQ(run.outcome, RunOutcome::kLivelock) << run.message;
+    EXPECT_NE(run.message.find("the destructors of thread 0's thread_local objects reached no "
+                               "scheduling point"),
+              std::string::npos)
+        << run.message;
+  }
+  sticky_released.store(true);  // the abandoned thread ends
+  w.setup.clear();
+  RandomScheduler random(2);
+  const dpct::Run after =
+      executor.execute([] { return std::make_unique<ThreadLocalStall>(); }, w, random);
+  EXPECT_EQ(after.outcome, RunOutcome::kOk) << after.message;
+}
+
 TEST(ExecutorTest, ExceptionInAnOperationIsACrash) {
   Workload w;
   w.threads = {{call("fine"), call("boom"), call("fine")}, {call("fine"), call("fine")}};

@@ -193,16 +193,18 @@ void SharedMutex::lock(SourceLocation where) {
   }
   const Access access{AccessKind::kLock, this, where};
   c->before_access(access);
-  c->block_until(access, [this] { return !writer_ && readers_ == 0; });
-  writer_ = true;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  c->block_until(access, [&state] { return !state.writer && state.readers == 0; });
+  state.writer = true;
 }
 
 bool SharedMutex::try_lock(SourceLocation where) {
   ExecutionContext* c = detail::controller({AccessKind::kTryLock, this, where});
   if (c == nullptr) return native_.try_lock();
   c->before_access({AccessKind::kTryLock, this, where});
-  const bool ok = !writer_ && readers_ == 0;
-  if (ok) writer_ = true;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  const bool ok = !state.writer && state.readers == 0;
+  if (ok) state.writer = true;
   detail::point_done(AccessKind::kTryLock, this, where, ok);
   return ok;
 }
@@ -214,12 +216,13 @@ void SharedMutex::unlock(SourceLocation where) {
     return;
   }
   c->before_access({AccessKind::kUnlock, this, where});
-  if (!writer_ && std::uncaught_exceptions() == 0) {
+  ExecutionContext::LockState& state = c->lock_state(this);
+  if (!state.writer && std::uncaught_exceptions() == 0) {
     throw std::logic_error("unlock at " + std::string(where.file_name()) + ":" +
                            std::to_string(where.line()) +
                            " of a shared mutex that is not locked exclusively");
   }
-  writer_ = false;
+  state.writer = false;
 }
 
 void SharedMutex::lock_shared(SourceLocation where) {
@@ -230,16 +233,18 @@ void SharedMutex::lock_shared(SourceLocation where) {
   }
   const Access access{AccessKind::kLockShared, this, where};
   c->before_access(access);
-  c->block_until(access, [this] { return !writer_; });
-  ++readers_;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  c->block_until(access, [&state] { return !state.writer; });
+  ++state.readers;
 }
 
 bool SharedMutex::try_lock_shared(SourceLocation where) {
   ExecutionContext* c = detail::controller({AccessKind::kTryLockShared, this, where});
   if (c == nullptr) return native_.try_lock_shared();
   c->before_access({AccessKind::kTryLockShared, this, where});
-  const bool ok = !writer_;
-  if (ok) ++readers_;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  const bool ok = !state.writer;
+  if (ok) ++state.readers;
   detail::point_done(AccessKind::kTryLockShared, this, where, ok);
   return ok;
 }
@@ -251,12 +256,13 @@ void SharedMutex::unlock_shared(SourceLocation where) {
     return;
   }
   c->before_access({AccessKind::kUnlockShared, this, where});
-  if (readers_ == 0 && std::uncaught_exceptions() == 0) {
+  ExecutionContext::LockState& state = c->lock_state(this);
+  if (state.readers == 0 && std::uncaught_exceptions() == 0) {
     throw std::logic_error("unlock_shared at " + std::string(where.file_name()) + ":" +
                            std::to_string(where.line()) +
                            " of a shared mutex that is not locked shared");
   }
-  if (readers_ > 0) --readers_;
+  if (state.readers > 0) --state.readers;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,9 +277,10 @@ void RecursiveMutex::lock(SourceLocation where) {
   const Access access{AccessKind::kLock, this, where};
   c->before_access(access);
   const std::uint64_t self = c->logical_thread() + 1;
-  c->block_until(access, [this, self] { return depth_ == 0 || owner_ == self; });
-  owner_ = self;
-  ++depth_;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  c->block_until(access, [&state, self] { return state.depth == 0 || state.owner == self; });
+  state.owner = self;
+  ++state.depth;
 }
 
 bool RecursiveMutex::try_lock(SourceLocation where) {
@@ -281,10 +288,11 @@ bool RecursiveMutex::try_lock(SourceLocation where) {
   if (c == nullptr) return native_.try_lock();
   c->before_access({AccessKind::kTryLock, this, where});
   const std::uint64_t self = c->logical_thread() + 1;
-  const bool ok = depth_ == 0 || owner_ == self;
+  ExecutionContext::LockState& state = c->lock_state(this);
+  const bool ok = state.depth == 0 || state.owner == self;
   if (ok) {
-    owner_ = self;
-    ++depth_;
+    state.owner = self;
+    ++state.depth;
   }
   detail::point_done(AccessKind::kTryLock, this, where, ok);
   return ok;
@@ -297,12 +305,14 @@ void RecursiveMutex::unlock(SourceLocation where) {
     return;
   }
   c->before_access({AccessKind::kUnlock, this, where});
-  if ((depth_ == 0 || owner_ != c->logical_thread() + 1) && std::uncaught_exceptions() == 0) {
+  ExecutionContext::LockState& state = c->lock_state(this);
+  if ((state.depth == 0 || state.owner != c->logical_thread() + 1) &&
+      std::uncaught_exceptions() == 0) {
     throw std::logic_error("unlock at " + std::string(where.file_name()) + ":" +
                            std::to_string(where.line()) +
                            " of a recursive mutex the thread does not hold");
   }
-  if (depth_ > 0 && --depth_ == 0) owner_ = 0;
+  if (state.depth > 0 && --state.depth == 0) state.owner = 0;
 }
 
 void spin_hint(SourceLocation where) {

@@ -84,6 +84,7 @@
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <unordered_map>
 
 namespace linfault::dpct {
 
@@ -173,6 +174,19 @@ class ExecutionContext {
   virtual bool want_values() const { return false; }
   virtual void after_access(const Access& /*access*/, const std::string& /*read*/,
                             const std::string& /*written*/, bool /*success*/) {}
+  // Controlled-mode state of the lock at `mutex` (Mutex: held; SharedMutex: writer, readers;
+  // RecursiveMutex: owner, depth), zero for a lock not seen before. It lives here, not in the
+  // lock, so that each lock type has its std type's size and bytes (std::mutex is all a Mutex
+  // holds). The executor forgets every state when an execution begins: a run cut short may
+  // leave a lock held at an address the next execution's object reuses.
+  struct LockState {
+    bool held = false;
+    bool writer = false;
+    std::uint32_t readers = 0;
+    std::uint64_t owner = 0;  // logical_thread() + 1 of a recursive mutex's holder
+    std::uint32_t depth = 0;
+  };
+  LockState& lock_state(const void* mutex) { return lock_states_[mutex]; }
   // Blocks the current logical thread until `mutex` is free, then takes it (controlled mode).
   virtual void lock(const void* mutex, bool& held, const SourceLocation& where) = 0;
   virtual bool try_lock(const void* mutex, bool& held, const SourceLocation& where) = 0;
@@ -207,9 +221,13 @@ class ExecutionContext {
 
  protected:
   explicit ExecutionContext(bool observer) : observer_(observer) {}
+  void forget_lock_states() { lock_states_.clear(); }
 
  private:
   bool observer_ = false;
+  // Node-based: a LockState& stays valid while other locks are added (block_until's predicates
+  // hold one).
+  std::unordered_map<const void*, LockState> lock_states_;
 };
 
 // The short lower-case name of the type whose pointer type is `pointer_type`, for object
@@ -656,28 +674,27 @@ class Mutex {
 
   void lock(SourceLocation where = SourceLocation::current()) {
     if (ExecutionContext* c = detail::controller({AccessKind::kLock, this, where})) {
-      c->lock(this, held_, where);
+      c->lock(this, c->lock_state(this).held, where);
     } else {
       native_.lock();
     }
   }
   bool try_lock(SourceLocation where = SourceLocation::current()) {
     if (ExecutionContext* c = detail::controller({AccessKind::kTryLock, this, where})) {
-      return c->try_lock(this, held_, where);
+      return c->try_lock(this, c->lock_state(this).held, where);
     }
     return native_.try_lock();
   }
   void unlock(SourceLocation where = SourceLocation::current()) {
     if (ExecutionContext* c = detail::controller({AccessKind::kUnlock, this, where})) {
-      c->unlock(this, held_, where);
+      c->unlock(this, c->lock_state(this).held, where);
     } else {
       native_.unlock();
     }
   }
 
  private:
-  std::mutex native_;
-  bool held_ = false;  // controlled mode only; one logical thread runs at a time
+  std::mutex native_;  // all it holds: controlled mode keeps its state in the context
 };
 
 // A readers-writer lock with std::shared_mutex's interface (SharedLockable: std::shared_lock
@@ -698,9 +715,7 @@ class SharedMutex {
   void unlock_shared(SourceLocation where = SourceLocation::current());
 
  private:
-  std::shared_mutex native_;
-  bool writer_ = false;        // controlled mode only
-  std::uint32_t readers_ = 0;  // controlled mode only
+  std::shared_mutex native_;  // all it holds (ExecutionContext::lock_state)
 };
 
 // A mutex its holder may lock again (std::recursive_mutex's interface); each lock needs its
@@ -717,9 +732,7 @@ class RecursiveMutex {
   void unlock(SourceLocation where = SourceLocation::current());
 
  private:
-  std::recursive_mutex native_;
-  std::uint64_t owner_ = 0;  // controlled mode only: logical_thread() + 1 of the holder
-  std::uint32_t depth_ = 0;  // controlled mode only
+  std::recursive_mutex native_;  // all it holds (ExecutionContext::lock_state)
 };
 
 // RAII lock that records the caller's line (std::lock_guard would record <mutex>'s).

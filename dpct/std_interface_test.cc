@@ -276,6 +276,23 @@ TEST(StdInterfaceTest, ConstructionLeavesTheBytesStdAtomicLeaves) {
             (bytes_after_construction<std::atomic_flag, false>()));
 }
 
+// The locks hold their std type and nothing else (controlled mode keeps their state in the
+// executor): the same size, alignment and bytes, constructed over recycled memory.
+template <class Lock, class StdLock>
+void expect_same_bytes_as_std_lock() {
+  static_assert(sizeof(Lock) == sizeof(StdLock));
+  static_assert(alignof(Lock) == alignof(StdLock));
+  EXPECT_EQ((bytes_after_construction<Lock, false>()),
+            (bytes_after_construction<StdLock, false>()));
+  EXPECT_EQ((bytes_after_construction<Lock, true>()), (bytes_after_construction<StdLock, true>()));
+}
+
+TEST(StdInterfaceTest, LocksAreTheSizeAndBytesOfTheirStdTypes) {
+  expect_same_bytes_as_std_lock<Mutex, std::mutex>();
+  expect_same_bytes_as_std_lock<SharedMutex, std::shared_mutex>();
+  expect_same_bytes_as_std_lock<RecursiveMutex, std::recursive_mutex>();
+}
+
 TEST(StdInterfaceTest, PointersMoveByElements) {
   int cells[8] = {};
   Atomic<int*> p = cells;

@@ -51,7 +51,8 @@ class ObjectUnderTest {
   // Whether the object tells its callers' threads apart (thread_local state, thread ids, a
   // per-thread producer): its logical threads then each run on an OS thread of their own, not
   // as fibers of one (dpct/executor.h). Ps and Pr, recorded as thread 0's calls, run on thread
-  // 0's OS thread; the constructor and the destructor on the caller's. targets::Target::
+  // 0's OS thread (on the caller's when the workload has no concurrent thread); the constructor
+  // and the destructor on the caller's. targets::Target::
   // thread_identity sets it.
   virtual bool needs_thread_identity() const { return false; }
 };

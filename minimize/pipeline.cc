@@ -80,7 +80,7 @@ FirstFailure detect_first_failure(const targets::Target& target, detect::DriverO
           total.elapsed_seconds = elapsed();
           progress(total);
         });
-    if (b == 0) f.scheduler = report.scheduler;  // pct's pilot runs fix k anew in every batch
+    if (b == 0) f.scheduler = report.scheduler;  // every batch runs the same pilot runs
     f.histories += report.histories;
     f.violations += report.violations;
     f.without_shared_access += report.without_shared_access;

@@ -51,7 +51,7 @@ struct FirstFailure {
   double total_ms = 0;
   double wall_seconds = 0;
   std::string scheduler;  // what ran in the first batch, as detect::DetectionReport says it
-  std::optional<detect::SavedRun> failing;     // the first failing run (smallest seed)
+  std::optional<detect::SavedRun> failing;     // the first failing run (smallest index)
   std::optional<std::uint64_t> failing_batch;  // the batch it was found in (0-based)
   bool time_budget_hit = false;                // stopped by `seconds` before `histories` ran
   // detect::DetectionReport::without_shared_access, summed over the batches.

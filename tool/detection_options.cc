@@ -113,9 +113,9 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
   app.add_option("--seed", args.seed,
-                 "History i uses seed SEED+i (rerun one with -s 1; under the portfolio, whose "
-                 "opening and shares learnt in a campaign choose the scheduler, replay its saved "
-                 "run)")
+                 "History 0 uses seed SEED, the others seeds drawn from SEED (rerun one by its seed "
+                 "with --histories 1; under the portfolio, whose opening and shares learnt in a "
+                 "campaign choose the scheduler, replay its saved run)")
       ->capture_default_str();
   app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
       ->capture_default_str()
