@@ -1219,6 +1219,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   waiters_.clear();
   offers_.clear();
   forget_lock_states();
+  holds_baton_ = true;  // the caller runs the object's code until it hands a thread a baton
   sequential_fault_on_thread_zero_ = false;
   ending_thread_zero_ = false;
   sequential_steps_ = 0;

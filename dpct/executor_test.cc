@@ -611,6 +611,11 @@ TEST(ExecutorTest, OnOsThreadsFaultsStallsAndNoexceptStopsEndTheRunNotTheProcess
     EXPECT_NE(stalled.message.find("thread 0, call 0 stall() reached no scheduling point"),
               std::string::npos)
         << stalled.message;
+    // Without concurrent threads Ps runs on the caller's stack, which holds the baton.
+    Workload alone;
+    alone.setup = {call("stall")};
+    const dpct::Run stalled_alone = executor.execute(factory, alone, scripted);
+    EXPECT_EQ(stalled_alone.outcome, RunOutcome::kLivelock) << stalled_alone.message;
   }
   // Ps and Pr run on thread 0's OS thread: a fault there is the run's crash too.
   Workload crash_in_setup;
@@ -665,6 +670,7 @@ class ThreadLocalStall final : public ObjectUnderTest {
 };
 
 TEST(ExecutorTest, OnOsThreadsAThreadLocalDestructorThatNeverReturnsIsAStall) {
+  sticky_released.store(false);
   Executor executor;
   Workload w;
   w.setup = {call("arm")};
