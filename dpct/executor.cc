@@ -573,11 +573,8 @@ void Executor::Impl::stop_thread_zero() {
 
 bool Executor::Impl::sequential(const std::vector<history::Call>& calls, Phase phase) {
   if (!thread_zero_.joinable()) return run_sequential(calls, phase);
-  if (calls.empty()) {
-    phase_ = phase;
-    return true;
-  }
   phase_ = phase;
+  if (calls.empty()) return true;
   thread_zero_job_ = Job::kSequential;
   job_calls_ = &calls;
   job_completed_ = false;
