@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <iterator>
@@ -19,6 +20,7 @@
 #include "detect/monitors/monitor.h"
 #include "detect/quick_check.h"
 #include "dpct/executor.h"
+#include "dpct/fork_server.h"
 #include "dpct/native.h"
 #include "dpct/pct_scheduler.h"
 #include "dpct/pos_scheduler.h"
@@ -26,6 +28,7 @@
 #include "dpct/replay_scheduler.h"
 #include "dpct/rng.h"
 #include "dpct/surw_scheduler.h"
+#include "dpct/watchdog.h"
 #include "dpct/window_scheduler.h"
 #include "targets/serial_spec.h"
 
@@ -536,6 +539,28 @@ static_assert([] {
   return true;
 }());
 
+// A failing run's target, seed and scheduling; `kind` is plan.kind, or the portfolio member that
+// ran the history.
+SavedRun saved_run_header(const targets::Target& target, const DriverOptions& options,
+                          const Plan& plan, SchedulerKind kind, std::uint64_t seed) {
+  SavedRun saved;
+  saved.target = target.name;
+  saved.model = target.model;
+  saved.seed = seed;
+  saved.scheduling.kind = scheduler_kind_name(kind);
+  saved.scheduling.heuristic = options.heuristic;
+  saved.scheduling.round_ops = options.heuristic ? options.round_ops : 0;
+  saved.scheduling.depth =
+      kind == SchedulerKind::kPct || kind == SchedulerKind::kDpct ? options.depth : 0;
+  saved.scheduling.k = plan.k;
+  saved.scheduling.max_steps = kind == SchedulerKind::kNative ? 0 : options.max_steps;
+  saved.scheduling.description =
+      plan.kind == SchedulerKind::kPortfolio
+          ? plan.description + "; this history: " + scheduler_kind_name(kind)
+          : plan.description;
+  return saved;
+}
+
 // `kind`: plan.kind, or the portfolio member that runs this history.
 HistoryResult run_history(Worker& worker, const targets::Target& target,
                           const DriverOptions& options, const Plan& plan, SchedulerKind kind,
@@ -595,21 +620,7 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   result.result = verdict.result;
   if (options.keep_failing_runs &&
       (verdict.result != Result::kLinearizable || run.outcome != dpct::RunOutcome::kOk)) {
-    SavedRun saved;
-    saved.target = target.name;
-    saved.model = target.model;
-    saved.seed = seed;
-    saved.scheduling.kind = scheduler_kind_name(kind);
-    saved.scheduling.heuristic = options.heuristic;
-    saved.scheduling.round_ops = options.heuristic ? options.round_ops : 0;
-    saved.scheduling.depth =
-        kind == SchedulerKind::kPct || kind == SchedulerKind::kDpct ? options.depth : 0;
-    saved.scheduling.k = plan.k;
-    saved.scheduling.max_steps = kind == SchedulerKind::kNative ? 0 : options.max_steps;
-    saved.scheduling.description =
-        plan.kind == SchedulerKind::kPortfolio
-            ? plan.description + "; this history: " + scheduler_kind_name(kind)
-            : plan.description;
+    SavedRun saved = saved_run_header(target, options, plan, kind, seed);
     saved.workload = workload;
     if (scheduler != nullptr) scheduler->end(run.schedule);
     saved.schedule = std::move(run.schedule);
@@ -624,6 +635,166 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   }
   return result;
 }
+
+// DriverOptions::isolate: a worker whose histories run in a child process (dpct/fork_server.h).
+// The parent only sends each history's kind and seed and reads its result back; the child runs
+// run_history on a Worker of its own. A child retires after a run the executor had to cut short
+// (a crash or a livelock: stacks abandoned by siglongjmp, an object leaked), so that no later
+// history runs in memory a faulting object may have corrupted.
+class IsolatedWorker {
+ public:
+  IsolatedWorker(const targets::Target& target, const DriverOptions& options, const Plan& plan)
+      : target_(target),
+        options_(options),
+        plan_(plan),
+        server_([this](std::string_view request, bool& retire) { return serve(request, retire); },
+                reply_timeout(options)) {}
+
+  HistoryResult run(SchedulerKind kind, std::uint64_t seed) {
+    std::string request(1 + sizeof seed, '\0');
+    request[0] = static_cast<char>(kind);
+    std::memcpy(request.data() + 1, &seed, sizeof seed);
+    const dpct::ForkServer::Reply reply = server_.call(request);
+    if (!reply.answered) return lost(kind, seed, reply);
+    return decode(reply.data);
+  }
+
+  // The union of what the children reported (dpct::Executor::weak_order_sites).
+  const std::vector<std::string>& weak_order_sites() const { return sites_; }
+
+  // How long a child may take over one history before it is taken for hung (as in a deadlock on
+  // the allocator's lock after a fault inside it): a run stalls into a livelock after the stall
+  // limit, and a check gives up after its timeout. None without a check timeout.
+  static std::chrono::milliseconds reply_timeout(const DriverOptions& options) {
+    if (options.check_timeout_seconds <= 0) return std::chrono::milliseconds(0);
+    using std::chrono::milliseconds;
+    return milliseconds(60'000) + 2 * dpct::stall_limit() +
+           milliseconds(static_cast<std::int64_t>(options.check_timeout_seconds * 1000));
+  }
+
+ private:
+  // The result's fixed part, then the saved run's JSON (or nothing), then the executor's weak
+  // order sites when their count changed since the last reply (or a count of ~0u).
+  static constexpr std::uint32_t kSitesUnchanged = ~0u;
+
+  // In the child.
+  std::string serve(std::string_view request, bool& retire) {
+    if (request.size() != 1 + sizeof(std::uint64_t)) throw std::logic_error("bad history request");
+    const auto kind = static_cast<SchedulerKind>(request[0]);
+    std::uint64_t seed = 0;
+    std::memcpy(&seed, request.data() + 1, sizeof seed);
+    if (!child_) child_.emplace(target_);
+    const HistoryResult result = run_history(*child_, target_, options_, plan_, kind, seed);
+    retire =
+        result.outcome == dpct::RunOutcome::kCrash || result.outcome == dpct::RunOutcome::kLivelock;
+
+    std::string out;
+    auto put = [&out](const void* data, std::size_t size) {
+      out.append(static_cast<const char*>(data), size);
+    };
+    const std::uint8_t fixed[] = {static_cast<std::uint8_t>(result.no_shared_access),
+                                  static_cast<std::uint8_t>(result.scheduler),
+                                  static_cast<std::uint8_t>(result.outcome),
+                                  static_cast<std::uint8_t>(result.result)};
+    put(&result.seed, sizeof result.seed);
+    put(fixed, sizeof fixed);
+    const std::string saved = result.saved ? saved_run_to_json(*result.saved).dump() : "";
+    const auto saved_size = static_cast<std::uint32_t>(saved.size());
+    put(&saved_size, sizeof saved_size);
+    out += saved;
+    const std::vector<std::string> sites = child_->executor.weak_order_sites();
+    std::uint32_t count = kSitesUnchanged;
+    if (sites.size() != sites_sent_) count = static_cast<std::uint32_t>(sites.size());
+    put(&count, sizeof count);
+    if (count != kSitesUnchanged) {
+      sites_sent_ = sites.size();
+      for (const std::string& site : sites) {
+        const auto size = static_cast<std::uint32_t>(site.size());
+        put(&size, sizeof size);
+        out += site;
+      }
+    }
+    return out;
+  }
+
+  // In the parent.
+  HistoryResult decode(const std::string& in) {
+    std::size_t at = 0;
+    auto take = [&](void* data, std::size_t size) {
+      if (in.size() - at < size)
+        throw std::runtime_error("a truncated result from a child process");
+      std::memcpy(data, in.data() + at, size);
+      at += size;
+    };
+    HistoryResult result;
+    std::uint8_t fixed[4];
+    take(&result.seed, sizeof result.seed);
+    take(fixed, sizeof fixed);
+    result.no_shared_access = fixed[0] != 0;
+    result.scheduler = static_cast<SchedulerKind>(fixed[1]);
+    result.outcome = static_cast<dpct::RunOutcome>(fixed[2]);
+    result.result = static_cast<Result>(fixed[3]);
+    std::uint32_t saved_size = 0;
+    take(&saved_size, sizeof saved_size);
+    if (saved_size > 0) {
+      std::string text(saved_size, '\0');
+      take(text.data(), saved_size);
+      const std::string origin = target_.name + "-" + std::to_string(result.seed);
+      result.saved = saved_run_from_json(nlohmann::json::parse(text), origin);
+      result.saved->history.set_origin(origin);
+    }
+    std::uint32_t count = 0;
+    take(&count, sizeof count);
+    if (count != kSitesUnchanged) {
+      std::vector<std::string> sites(count);
+      for (std::string& site : sites) {
+        std::uint32_t size = 0;
+        take(&size, sizeof size);
+        site.resize(size);
+        take(site.data(), size);
+      }
+      std::vector<std::string> merged;
+      std::set_union(sites_.begin(), sites_.end(), sites.begin(), sites.end(),
+                     std::back_inserter(merged));
+      sites_ = std::move(merged);
+    }
+    return result;
+  }
+
+  // A history whose child died or hung before replying: a crash (a livelock when it hung without
+  // a fault) with no history to check, saved with its workload but without a schedule.
+  HistoryResult lost(SchedulerKind kind, std::uint64_t seed, const dpct::ForkServer::Reply& reply) {
+    HistoryResult result;
+    result.seed = seed;
+    result.scheduler = kind;
+    result.outcome = reply.timed_out && reply.fault_signal == 0 ? dpct::RunOutcome::kLivelock
+                                                                : dpct::RunOutcome::kCrash;
+    result.result = Result::kUnknown;
+    if (!options_.keep_failing_runs) return result;
+    SavedRun saved = saved_run_header(target_, options_, plan_, kind, seed);
+    saved.workload = workload_for(target_, options_, plan_, seed, workload_);
+    saved.outcome = result.outcome;
+    saved.message = "the process running this history " + reply.failure +
+                    " before the run ended, so its schedule and history were lost; rerun it "
+                    "alone with --isolate --seed " +
+                    std::to_string(seed) + " --histories 1";
+    saved.schedule.scheduler = kLostSchedule;
+    saved.verdict.result = Result::kUnknown;
+    saved.verdict.reason = "the history was lost with the process that ran it";
+    saved.history.set_origin(target_.name + "-" + std::to_string(seed));
+    result.saved = std::move(saved);
+    return result;
+  }
+
+  const targets::Target& target_;
+  const DriverOptions& options_;
+  const Plan& plan_;
+  dpct::Workload workload_;         // parent: the workload of a lost history
+  std::vector<std::string> sites_;  // parent
+  std::optional<Worker> child_;     // child: made at its first history
+  std::size_t sites_sent_ = 0;      // child
+  dpct::ForkServer server_;         // last: its destructor ends the child first
+};
 
 }  // namespace
 
@@ -879,21 +1050,28 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       options.time_limit_seconds > 0 && !options.on_result ? histories : 0, 0);
 
   auto worker = [&] {
-    std::optional<Worker> state;
+    std::optional<Worker> state;             // in process
+    std::optional<IsolatedWorker> isolated;  // DriverOptions::isolate
     try {
-      state.emplace(target);
+      if (options.isolate) {
+        isolated.emplace(target, options, plan);
+      } else {
+        state.emplace(target);
+      }
     } catch (...) {
       std::lock_guard lock(mutex);
       fail();
       return;
     }
-    // However the worker stops, the orders its executor saw join the report's.
+    // However the worker stops, the orders its executor (or its children's) saw join the report's.
     struct MergeOrders {
-      Worker& worker;
+      std::optional<Worker>& state;
+      std::optional<IsolatedWorker>& isolated;
       std::mutex& mutex;
       std::vector<std::string>& into;
       ~MergeOrders() {
-        std::vector<std::string> mine = worker.executor.weak_order_sites();
+        std::vector<std::string> mine =
+            isolated ? isolated->weak_order_sites() : state->executor.weak_order_sites();
         if (mine.empty()) return;
         std::lock_guard lock(mutex);
         std::vector<std::string> merged;
@@ -901,7 +1079,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
                        std::back_inserter(merged));
         into = std::move(merged);
       }
-    } merge_orders{*state, mutex, report.weak_order_sites};
+    } merge_orders{state, isolated, mutex, report.weak_order_sites};
     for (std::uint64_t j; !failed.load() && !time_is_up() && (j = next.fetch_add(1)) < histories;) {
       // A history past the first violation is abandoned under stop_at_first; it never completes
       // its portfolio block, so the workers waiting for that block must be woken.
@@ -929,8 +1107,9 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       const Clock::time_point began = Clock::now();
       Clock::time_point ended;
       try {
-        result = run_history(*state, target, options, plan,
-                             portfolio ? kPortfolio[member].kind : plan.kind, seed);
+        const SchedulerKind kind = portfolio ? kPortfolio[member].kind : plan.kind;
+        result = isolated ? isolated->run(kind, seed)
+                          : run_history(*state, target, options, plan, kind, seed);
         ended = Clock::now();
         result.ms = std::chrono::duration<double, std::milli>(ended - began).count();
       } catch (...) {
@@ -1008,6 +1187,12 @@ ReplayResult replay_saved_run(const SavedRun& saved, const targets::Target& targ
   if (saved.scheduling.kind == scheduler_kind_name(SchedulerKind::kNative)) {
     throw std::invalid_argument(
         "a native run has no schedule to replay; check its recorded history instead");
+  }
+  if (saved.schedule.scheduler == kLostSchedule) {
+    throw std::invalid_argument(
+        "the process that ran this history died before its schedule "
+        "was recorded (" +
+        saved.message + ")");
   }
   dpct::ReplayScheduler scheduler(saved.schedule, dpct::ReplayMode::kStrict);
   dpct::ExecutionOptions execution;

@@ -235,6 +235,14 @@ struct DriverOptions {
   // histories that were already running with higher indices, so with jobs > 1 they may exceed
   // the index of the first violation + 1.
   bool stop_at_first = false;
+  // Run each worker's histories in a child process (`--isolate`, dpct/fork_server.h), for objects
+  // whose faults in-process recovery cannot make sound: a double free that makes glibc abort
+  // inside malloc, a wild write. The results are the same as in process; a child is replaced
+  // after any crash or livelock, and one that dies or hangs before answering makes its history a
+  // crash (a livelock when it hung) whose run is saved with its workload but without a schedule
+  // or a history, so it cannot be replayed or minimized. Costs a round trip per history and a
+  // fork per replaced child (bench/isolation/).
+  bool isolate = false;
   // Stop starting histories once this many seconds have passed since run_detection began
   // (`--time-limit`); 0: no limit. The histories already running finish and are counted in the
   // report's `done`; its `results` stop before the first history that did not run, and

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -592,6 +593,82 @@ TEST(DriverTest, AStalledHistoryEndsAsALivelockAndTheCampaignGoesOn) {
   EXPECT_NE(failing[0]->message.find(", call 0 inc() reached no scheduling point for 0.3 s"),
             std::string::npos)
       << failing[0]->message;
+}
+
+TEST(DriverTest, IsolatedHistoriesGiveTheResultsOfInProcessOnes) {
+  const targets::Target& target = targets::find("treiber_stack_buggy");
+  DriverOptions options = pct_options(300, 4);
+  options.scheduler = SchedulerKind::kPortfolio;
+  const DetectionReport in_process = run_detection(target, options);
+  options.isolate = true;
+  const DetectionReport isolated = run_detection(target, options);
+  ASSERT_GT(in_process.violations, 0u);
+  EXPECT_EQ(isolated.violations, in_process.violations);
+  ASSERT_EQ(isolated.results.size(), in_process.results.size());
+  for (std::size_t i = 0; i < isolated.results.size(); ++i) {
+    const HistoryResult& a = in_process.results[i];
+    const HistoryResult& b = isolated.results[i];
+    EXPECT_EQ(a.seed, b.seed);
+    EXPECT_EQ(a.scheduler, b.scheduler);
+    EXPECT_EQ(a.outcome, b.outcome);
+    EXPECT_EQ(a.result, b.result);
+    ASSERT_EQ(a.saved.has_value(), b.saved.has_value()) << i;
+    if (a.saved) {
+      EXPECT_TRUE(*a.saved == *b.saved) << i;
+    }
+  }
+  EXPECT_EQ(isolated.portfolio.size(), in_process.portfolio.size());
+}
+
+// A counter that is correct, but kills its own process when another increment lands between its
+// read and its own: a fault no in-process recovery survives.
+class SuicidalCounter {
+ public:
+  void inc() {
+    const int before = value_.load();
+    if (value_.fetch_add(1) != before) ::raise(SIGKILL);
+  }
+  int get() { return value_.load(); }
+
+ private:
+  dpct::Atomic<int> value_{0};
+};
+
+TEST(DriverTest, AnIsolatedHistoryWhoseProcessDiesIsACrashAndTheCampaignGoesOn) {
+  targets::Target target;
+  target.name = "suicidal_counter";
+  target.model = "counter";
+  target.operations = {{"inc", targets::no_arguments(), "inc()"},
+                       {"get", targets::no_arguments(), "get() -> int"}};
+  target.factory = targets::Binding<SuicidalCounter>()
+                       .method("inc", &SuicidalCounter::inc)
+                       .method("get", &SuicidalCounter::get)
+                       .factory();
+  DriverOptions options = pct_options(60, 3);
+  options.scheduler = SchedulerKind::kRandom;
+  options.isolate = true;
+  const DetectionReport report = run_detection(target, options);
+  EXPECT_EQ(report.done, 60u);
+  const std::uint64_t crashes = report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kCrash)];
+  EXPECT_GT(crashes, 0u);
+  EXPECT_LT(crashes, 60u);
+  EXPECT_EQ(report.outcomes[static_cast<std::size_t>(dpct::RunOutcome::kOk)], 60u - crashes);
+  EXPECT_EQ(report.violations, 0u);
+  EXPECT_EQ(report.unknown, crashes);  // their histories were lost with their processes
+  const std::vector<const SavedRun*> failing = report.failing_runs();
+  ASSERT_EQ(failing.size(), crashes);
+  const SavedRun& lost = *failing[0];
+  EXPECT_EQ(lost.outcome, dpct::RunOutcome::kCrash);
+  EXPECT_EQ(lost.message.rfind("the process running this history died with SIGKILL (Killed)", 0),
+            0u)
+      << lost.message;
+  const dpct::Workload drawn = detection_workload(target, options, lost.seed);
+  EXPECT_EQ(lost.workload.threads, drawn.threads);
+  EXPECT_TRUE(lost.history.empty());
+  // The saved form round-trips, so `detect --out` can write it.
+  const SavedRun again = saved_run_from_json(saved_run_to_json(lost), "lost");
+  EXPECT_TRUE(again == lost) << saved_run_to_json(lost).dump() << "\n"
+                             << saved_run_to_json(again).dump();
 }
 
 TEST(DriverTest, RejectsOptionsThatCannotWork) {

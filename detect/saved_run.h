@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,10 @@ struct SavedVerdict {
   friend bool operator==(const SavedVerdict&, const SavedVerdict&) = default;
 };
 SavedVerdict summarize(const Verdict& verdict);
+
+// The scheduler name of the schedule of a run whose process died before it ended (`detect
+// --isolate`, DriverOptions::isolate): it has no decisions, and cannot be replayed.
+inline constexpr std::string_view kLostSchedule = "lost";
 
 struct SavedRun {
   std::string target;

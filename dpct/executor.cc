@@ -46,6 +46,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#include "dpct/fork_server.h"
 #include "dpct/watchdog.h"
 #include "history/value.h"
 
@@ -148,6 +149,25 @@ class Executor::Impl final : public ExecutionContext, public RunView {
               const ExecutionOptions& options);
   void recycle(Run&& spent) { spare_ = std::move(spent); }
   std::vector<std::string> weak_order_sites() const;
+
+  // The object's destructor runs natively (its locks and waits are the std ones) under this
+  // observer context, which counts its accesses and beats the progress: a destructor that passes
+  // its cap (a walk around a cycle of a corrupted structure) is abandoned at once, as the
+  // watchdog abandons a stall after the stall limit.
+  class DestructorWatch final : public ExecutionContext {
+   public:
+    explicit DestructorWatch(Impl& executor)
+        : ExecutionContext(/*observer=*/true), executor_(executor) {}
+    void before_access(const Access& access) override { executor_.destructor_point(access); }
+    // Never called: an observer's thread locks natively (shared.h checks observer()).
+    void lock(const void*, bool&, const SourceLocation&) override { std::abort(); }
+    bool try_lock(const void*, bool&, const SourceLocation&) override { std::abort(); }
+    void unlock(const void*, bool&, const SourceLocation&) override { std::abort(); }
+
+   private:
+    Impl& executor_;
+  };
+  void destructor_point(const Access& access);
 
   void before_access(const Access& access) override;
   bool want_values() const override { return options_->record_trace; }
@@ -358,6 +378,8 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   Phase phase_ = Phase::kSetup;
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
+  std::uint64_t destructor_steps_ = 0;
+  std::uint64_t destructor_cap_ = 0;
   std::uint64_t steps_ = 0;
   std::uint64_t writes_ = 0;  // Pc accesses that may change shared state (spin detection)
   // Sites of accesses with an order weaker than seq_cst (weak_order_sites()), with a small
@@ -1337,8 +1359,30 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   }
   destroying_ = true;
   destroyed_ = object_.get();  // leaked, not freed, if its destructor never returns
-  object_.reset();             // natively: its destructor may walk its shared structure
+  std::size_t calls = workload.setup.size() + workload.reveal.size();
+  for (const auto& thread : workload.threads) calls += thread.size();
+  // Room for a structure as large as the calls can have made it, walked a few times.
+  destructor_cap_ = options_->max_steps + 64 * calls;
+  destructor_steps_ = 0;
+  {
+    DestructorWatch watch(*this);
+    ScopedContext installed(&watch);
+    object_.reset();  // natively: its destructor may walk its shared structure
+  }
   destroying_ = false;
+}
+
+void Executor::Impl::destructor_point(const Access& access) {
+  progress_.beat(RunProgress::kSequential, nullptr, access.where.file_name(), access.where.line());
+  if (++destructor_steps_ <= destructor_cap_) return;
+  if (run_->outcome == RunOutcome::kOk) {
+    run_->outcome = RunOutcome::kLivelock;
+    run_->message = "the object's destructor did not return after " +
+                    std::to_string(destructor_cap_) + " accesses (last at " +
+                    location(access.where) +
+                    "): it loops, as over a corrupted structure, and was abandoned";
+  }
+  siglongjmp(recovery_, 1);  // as after a stall: the object is leaked
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1485,6 +1529,10 @@ void Executor::Impl::on_terminate() {
 }
 
 void Executor::Impl::recover(int signal) {
+  // Under detect --isolate: the caller then gives this history only a short while to answer.
+  if (signal != 0 && signal != stall_signal()) {
+    tell_fork_server_of_fault(signal == kTerminated ? SIGABRT : signal);
+  }
   ++faults_in_run_;
   fault_.signal = signal;
   fault_.was_aborting = aborting_;

@@ -353,12 +353,22 @@ TEST(ExecutorTest, ARunThatReachesNoSchedulingPointEndsAsALivelockAndTheNextRunI
 // Faults of the object under test end the run, not the process.
 class Faulty final : public ObjectUnderTest {
  public:
-  enum class Fault { kNone, kSegfaultInPc, kAbortInPr, kTerminate, kLoopingDestructor };
+  enum class Fault {
+    kNone,
+    kSegfaultInPc,
+    kAbortInPr,
+    kTerminate,
+    kLoopingDestructor,
+    kCyclingDestructor
+  };
   explicit Faulty(Fault fault) : fault_(fault) {}
   ~Faulty() override {
     if (fault_ == Fault::kLoopingDestructor) {
       while (!stop_.load(std::memory_order_relaxed)) {
       }
+    }
+    // As a destructor walking a list whose nodes a bug linked into a cycle.
+    while (fault_ == Fault::kCyclingDestructor && counter_.load() >= 0) {
     }
   }
   Value invoke(const Call& c) override {
@@ -446,6 +456,33 @@ TEST(ExecutorTest, ADestructorThatNeverReturnsEndsTheRunAsALivelockAndKeepsItsHi
       << run.message;
   ASSERT_EQ(run.history.size(), 3u);
   EXPECT_EQ(run.history.operations()[2].result, Value(std::int64_t{3}));
+}
+
+TEST(ExecutorTest, ADestructorThatLoopsOverSharedMemoryIsCutAtItsCapNotAtTheStallLimit) {
+  Workload w;
+  w.threads = {{call("inc")}, {call("inc")}};
+  std::atomic<bool> unused{false};
+  const fixtures::StallCapture stalls(unused);
+  Executor executor;
+  RandomScheduler random(1);
+  ExecutionOptions options;
+  options.max_steps = 1000;
+  const auto started = std::chrono::steady_clock::now();
+  const dpct::Run run =
+      executor.execute([] { return std::make_unique<Faulty>(Faulty::Fault::kCyclingDestructor); },
+                       w, random, options);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(200));
+  EXPECT_EQ(run.outcome, RunOutcome::kLivelock);
+  // The cap: max_steps, and 64 accesses per call of the workload.
+  EXPECT_NE(run.message.find("the object's destructor did not return after 1128 accesses (last "
+                             "at executor_test.cc:"),
+            std::string::npos)
+      << run.message;
+  EXPECT_EQ(run.history.size(), 2u);
+  // The next run is a normal one.
+  const dpct::Run next =
+      executor.execute([] { return std::make_unique<Faulty>(Faulty::Fault::kNone); }, w, random);
+  EXPECT_EQ(next.outcome, RunOutcome::kOk) << next.message;
 }
 
 // A spin lock whose lock() is noexcept, and whose holder never unlocks ("leak"): the run is cut

@@ -1,5 +1,6 @@
 #include "dpct/watchdog.h"
 
+#include <pthread.h>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -83,7 +84,20 @@ class Watchdog {
  public:
   static Watchdog& instance() {
     // Leaked: the detached thread may still look at it while static objects are destroyed.
-    static Watchdog* const watchdog = new Watchdog;
+    static Watchdog* const watchdog = [] {
+      auto* made = new Watchdog;
+      // A child forked to run histories (dpct/fork_server.h) has none of the caller's threads:
+      // the lock must not be held across the fork, and the child starts a thread of its own for
+      // the runs it watches, not for the caller's copied ones.
+      pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                     [] {
+                       Watchdog& self = instance();
+                       self.mutex_.unlock();
+                       self.watched_.clear();
+                       self.started_ = false;
+                     });
+      return made;
+    }();
     return *watchdog;
   }
 

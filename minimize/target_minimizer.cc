@@ -1094,7 +1094,9 @@ TargetMinimization minimize_saved_run(const targets::Target& target, const detec
   for (std::size_t t = 0; t < run.workload.threads.size(); ++t) {
     input.origin.push_back(static_cast<std::uint32_t>(t));
   }
-  if (!run.schedule.decisions.empty() || !run.schedule.scheduler.empty()) {
+  // A run lost with its process (detect --isolate) left no schedule: one is searched for.
+  if (run.schedule.scheduler != detect::kLostSchedule &&
+      (!run.schedule.decisions.empty() || !run.schedule.scheduler.empty())) {
     input.schedule = run.schedule;
   }
   if (run.verdict.result != detect::Result::kViolation) {

@@ -12,7 +12,9 @@
 #   - `libraries-linfault run` finds the wrapper's own non-atomic peek() (boost_stack_buggy, exit
 #     1) and its interleaving names lines of the installed boost/lockfree/stack.hpp;
 #   - each mutant (a copy of a library's headers with one line changed, made by the build) is
-#     found by `run` and minimized to at most 3 concurrent operations.
+#     found by `run` and minimized to at most 3 concurrent operations; the one that corrupts the
+#     heap (mutant_stack_store) is found by `detect --isolate` and `run --isolate`, whose
+#     campaign completes.
 # Needs Boost's, ConcurrentQueue's, ReaderWriterQueue's and oneTBB's headers (Debian:
 # libboost-dev, libconcurrentqueue-dev, libreaderwriterqueue-dev, libtbb-dev) in the compiler's
 # include path.
@@ -80,7 +82,8 @@ grep -q '(stack.hpp:[0-9]*)' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "the interleaving names no line of boost/lockfree/stack.hpp"
 }
-for mutant in "mutant_queue_recheck boost_queue" "mutant_moodycamel_claim moodycamel_queue"; do
+for mutant in "mutant_queue_recheck boost_queue" "mutant_moodycamel_claim moodycamel_queue" \
+  "mutant_tbb_claim tbb_queue"; do
   read -r name target <<<"$mutant"
   step "$name-linfault run --target $target: the mutant is found and minimized"
   expect_exit 1 "$build/$name-linfault" run --target "$target" --seed 1 --out "$work/$name"
@@ -91,4 +94,30 @@ for mutant in "mutant_queue_recheck boost_queue" "mutant_moodycamel_claim moodyc
     fail "$name was not minimized to at most 3 concurrent operations"
   fi
 done
+# A mutant that corrupts the heap (a node freed twice): in process, glibc's abort inside the
+# allocator takes linfault down; under --isolate every history ends with a result, and a child
+# that dies is a crash of its history.
+step "mutant_stack_store-linfault detect --isolate: the campaign completes with crashes found"
+expect_exit 1 "$build/mutant_stack_store-linfault" detect \
+  --target boost_stack --histories 1000 --jobs 2 --seed 1 --isolate
+grep -q '^histories: *1000 of' "$work/out.txt" || {
+  cat "$work/out.txt"
+  fail "mutant_stack_store: the isolated campaign did not run its 1000 histories"
+}
+crashes=$(sed -n 's|^deadlock/livelock/crash: [0-9]*/[0-9]*/\([0-9]*\)$|\1|p' "$work/out.txt")
+if [[ -z $crashes || $crashes -eq 0 ]]; then
+  cat "$work/out.txt"
+  fail "mutant_stack_store: no crash found under --isolate"
+fi
+step "mutant_stack_store-linfault run --isolate: found; minimized, or the child's death is said"
+expect_exit 1 "$build/mutant_stack_store-linfault" run \
+  --target boost_stack --seed 1 --isolate
+grep -q '^failing: ' "$work/out.txt" || {
+  cat "$work/out.txt"
+  fail "mutant_stack_store: run --isolate found no failing history"
+}
+grep -q -e '^minimized: ' -e 'brought down the process doing it' "$work/out.txt" || {
+  cat "$work/out.txt"
+  fail "mutant_stack_store: run --isolate neither minimized nor said why not"
+}
 echo "check-libraries: all expectations hold" >&2

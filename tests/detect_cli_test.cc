@@ -300,6 +300,45 @@ TEST_F(DetectCliTest, RunsAFixedWorkloadAndRejectsBadOnes) {
   expect_one_line_error(bad, malformed, "threads: expected an array of call lists");
 }
 
+// --isolate runs the histories in child processes: the same campaign, the same saved runs; run
+// minimizes in a child too. A saved run lost with its process cannot be replayed.
+TEST_F(DetectCliTest, IsolatedCampaignsFindTheSameAndRunStillMinimizes) {
+  const std::string campaign =
+      "detect --target treiber_stack_buggy --threads 2 --ops 6 --histories 60 --jobs 2 --json "
+      "--out '";
+  const RunResult plain = run(campaign + (dir_ / "plain").string() + "'");
+  const RunResult isolated = run(campaign + (dir_ / "isolated").string() + "' --isolate");
+  ASSERT_EQ(plain.exit_code, 1) << plain.err;
+  ASSERT_EQ(isolated.exit_code, 1) << isolated.err;
+  nlohmann::json a = nlohmann::json::parse(plain.out);
+  nlohmann::json b = nlohmann::json::parse(isolated.out);
+  for (const char* field : {"histories", "violations", "unknown", "first_failing_seed"}) {
+    EXPECT_EQ(a[field], b[field]) << field;
+  }
+  ASSERT_EQ(a["saved"].size(), b["saved"].size());
+  for (std::size_t i = 0; i < a["saved"].size(); ++i) {
+    const std::string from = a["saved"][i];
+    const std::string to = b["saved"][i];
+    EXPECT_EQ(fs::path(from).filename(), fs::path(to).filename());
+    EXPECT_EQ(nlohmann::json::parse(std::ifstream(from)), nlohmann::json::parse(std::ifstream(to)));
+  }
+
+  const RunResult minimized = run("run --target treiber_stack_buggy --seed 3 --isolate");
+  EXPECT_EQ(minimized.exit_code, 1) << minimized.out << minimized.err;
+  EXPECT_NE(minimized.out.find("\nminimized: "), std::string::npos) << minimized.out;
+
+  nlohmann::json lost = nlohmann::json::parse(std::ifstream(a["saved"][0].get<std::string>()));
+  lost["schedule"] = "lost |";
+  lost["outcome"] = "crash";
+  lost["message"] = "the process running this history died with SIGABRT (Aborted)";
+  const fs::path lost_file = dir_ / "lost.json";
+  std::ofstream(lost_file) << lost.dump();
+  const RunResult replay = run("replay '" + lost_file.string() + "'");
+  EXPECT_EQ(replay.exit_code, 64) << replay.err;
+  EXPECT_NE(replay.err.find("died before its schedule was recorded"), std::string::npos)
+      << replay.err;
+}
+
 TEST_F(DetectCliTest, ReplayRejectsMissingAndMalformedFiles) {
   RunResult r = run("replay '" + (dir_ / "missing.json").string() + "'");
   EXPECT_EQ(r.exit_code, 66) << r.err;

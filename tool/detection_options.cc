@@ -112,10 +112,11 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
       ->check(CLI::IsMember({"mixed", "act", "inside"}));
   app.add_option("--k", args.k, "PCT's k (steps); 0: the most decisions of 8 pilot runs")
       ->capture_default_str();
-  app.add_option("--seed", args.seed,
-                 "History 0 uses seed SEED, the others seeds drawn from SEED (rerun one by its seed "
-                 "with --histories 1; under the portfolio, whose opening and shares learnt in a "
-                 "campaign choose the scheduler, replay its saved run)")
+  app.add_option(
+         "--seed", args.seed,
+         "History 0 uses seed SEED, the others seeds drawn from SEED (rerun one by its seed "
+         "with --histories 1; under the portfolio, whose opening and shares learnt in a "
+         "campaign choose the scheduler, replay its saved run)")
       ->capture_default_str();
   app.add_option("-j,--jobs", args.jobs, "Worker threads (results do not depend on it)")
       ->capture_default_str()
@@ -127,6 +128,10 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                  "Scheduling points before a controlled run counts as a livelock")
       ->capture_default_str()
       ->check(positive());
+  app.add_flag("--isolate", args.isolate,
+               "Run histories in child processes, replaced after a crash: for an object that "
+               "corrupts memory (a double free, a fault inside malloc) beyond what in-process "
+               "recovery survives. Same results, slower (see bench/isolation)");
   app.add_option("--workload", args.workload_file,
                  "Run this fixed workload in every history (a JSON file {\"setup\": [calls], "
                  "\"threads\": [[calls], ...], \"reveal\": [calls]}, or a saved run) instead "
@@ -173,6 +178,7 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
   options.check_timeout_seconds = args.timeout_seconds;
   options.max_steps = args.max_steps;
   options.native_noise = args.native_noise == "on";
+  options.isolate = args.isolate;
   if (options.scheduler == detect::SchedulerKind::kDpct ||
       options.scheduler == detect::SchedulerKind::kSurw ||
       options.scheduler == detect::SchedulerKind::kPortfolio) {

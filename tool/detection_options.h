@@ -44,12 +44,13 @@ struct DetectionArguments {
   std::string native_noise = "on";  // --native-noise on|off
   std::string workload_file;        // a fixed workload instead of random ones (--workload)
   std::string spec = "model";       // --spec model|serial (tool/commands.h target_with_spec)
+  bool isolate = false;             // --isolate: histories in child processes
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
 // --scheduler, --shapes, --native-noise, --heuristic, --round-ops, --depth, --epoch,
 // --write-bias, --window-pauses, --k, --seed, --jobs,
-// --timeout, --max-steps, --workload, --spec.
+// --timeout, --max-steps, --workload, --spec, --isolate.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
 
 // DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees

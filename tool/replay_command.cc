@@ -193,6 +193,12 @@ ReplayOutcome replay_saved_run(const ReplayArguments& args, const nlohmann::json
     return result;
   }
 
+  if (saved.schedule.scheduler == detect::kLostSchedule) {
+    throw UsageError(args.file +
+                     ": the process that ran this history died before its schedule was recorded "
+                     "(detect --isolate), so it cannot be replayed: " +
+                     saved.message);
+  }
   detect::ReplayResult replay;
   try {
     replay = detect::replay_saved_run(saved, target, /*record_trace=*/true, args.timeout_seconds);

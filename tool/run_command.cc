@@ -3,18 +3,26 @@
 // minimizes it into a verified test case (Ps, Pc, Pr), printed with its failing interleaving and
 // optionally saved as JSON and as a standalone GoogleTest file.
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "detect/driver.h"
+#include "dpct/fork_server.h"
 #include "history/json_format.h"
 #include "minimize/pipeline.h"
 #include "minimize/target_minimizer.h"
@@ -105,6 +113,31 @@ nlohmann::json run_summary(const targets::Target& target, const RunArguments& ar
           {"files", files}};
 }
 
+// run --isolate: what follows runs in a child process, because minimizing replays the failing
+// run, crash and all, many times, and an object that corrupts memory must bring down only that
+// child. Returns in the child. In the caller, waits for the child and ends the command with its
+// exit code or, when it died, says so and exits 1: the failure found stands, unminimized.
+void minimize_in_child_process(std::uint64_t seed, const std::string& saved_run) {
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork");
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) std::_Exit(kExitInternal);
+    return;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) throw CLI::RuntimeError(WEXITSTATUS(status));
+  std::cerr << tool_name() << ": minimizing the failing run of seed " << seed
+            << " brought down the process doing it (it " << dpct::describe_wait_status(status)
+            << "): the object corrupts memory beyond in-process recovery"
+            << (saved_run.empty() ? "" : "; the run is saved in " + saved_run) << std::endl;
+  throw CLI::RuntimeError(kExitViolation);
+}
+
 void run_pipeline(RunArguments args) {
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const targets::Target& target = target_with_spec(find_target(args.target), args.spec);
@@ -159,6 +192,7 @@ void run_pipeline(RunArguments args) {
     files.push_back(name);
   }
   if (!args.json) std::cout << detection_text(target, args, d) << std::flush;
+  if (options.isolate) minimize_in_child_process(d.failing->seed, saved_run);
 
   minimize::TargetMinimizerOptions minimizer = minimizer_options(args.test_case);
   minimizer.step_estimator = minimize::tree_step_estimators();
