@@ -636,19 +636,61 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
   return result;
 }
 
+// A child's reply under DriverOptions::isolate: kAnswered and what was asked, or a tag and the
+// message of the exception it threw, which the parent throws again as the type the tool tells
+// apart (exit codes 64, 65, 70).
+constexpr char kAnswered = 0;
+constexpr char kNotDeterministic = 1;
+constexpr char kInvalidArgument = 2;
+constexpr char kBadAlloc = 3;
+constexpr char kOtherError = 4;
+
+// In the child, inside a catch block.
+std::string tagged_exception() {
+  try {
+    throw;
+  } catch (const targets::NotDeterministic& e) {
+    return kNotDeterministic + std::string(e.what());
+  } catch (const std::invalid_argument& e) {
+    return kInvalidArgument + std::string(e.what());
+  } catch (const std::bad_alloc&) {
+    return std::string(1, kBadAlloc);
+  } catch (const std::exception& e) {
+    return kOtherError + std::string(e.what());
+  } catch (...) {
+    return kOtherError + std::string("an unknown exception in the child process");
+  }
+}
+
+// In the parent.
+[[noreturn]] void rethrow(const std::string& reply) {
+  const std::string message = reply.empty() ? std::string("an empty reply") : reply.substr(1);
+  switch (reply.empty() ? kOtherError : reply[0]) {
+    case kNotDeterministic:
+      throw targets::NotDeterministic(message);
+    case kInvalidArgument:
+      throw std::invalid_argument(message);
+    case kBadAlloc:
+      throw std::bad_alloc();
+    default:
+      throw std::runtime_error(message);
+  }
+}
+
 // DriverOptions::isolate: a worker whose histories run in a child process (dpct/fork_server.h).
 // The parent only sends each history's kind and seed and reads its result back; the child runs
-// run_history on a Worker of its own. A child retires after a run the executor had to cut short
-// (a crash or a livelock: stacks abandoned by siglongjmp, an object leaked), so that no later
-// history runs in memory a faulting object may have corrupted.
+// run_history on a Worker of its own. A child retires after any run that did not end normally
+// (stacks abandoned by siglongjmp, an object leaked, a fault recovered), so that no later history
+// runs in memory a faulting object may have corrupted.
 class IsolatedWorker {
  public:
-  IsolatedWorker(const targets::Target& target, const DriverOptions& options, const Plan& plan)
+  IsolatedWorker(const targets::Target& target, const DriverOptions& options, const Plan& plan,
+                 dpct::ForkServer::Limits limits)
       : target_(target),
         options_(options),
         plan_(plan),
         server_([this](std::string_view request, bool& retire) { return serve(request, retire); },
-                reply_timeout(options)) {}
+                limits) {}
 
   HistoryResult run(SchedulerKind kind, std::uint64_t seed) {
     std::string request(1 + sizeof seed, '\0');
@@ -656,6 +698,7 @@ class IsolatedWorker {
     std::memcpy(request.data() + 1, &seed, sizeof seed);
     const dpct::ForkServer::Reply reply = server_.call(request);
     if (!reply.answered) return lost(kind, seed, reply);
+    if (reply.data.empty() || reply.data[0] != kAnswered) rethrow(reply.data);
     return decode(reply.data);
   }
 
@@ -664,17 +707,26 @@ class IsolatedWorker {
 
   // How long a child may take over one history before it is taken for hung (as in a deadlock on
   // the allocator's lock after a fault inside it): a run stalls into a livelock after the stall
-  // limit, and a check gives up after its timeout. None without a check timeout.
-  static std::chrono::milliseconds reply_timeout(const DriverOptions& options) {
-    if (options.check_timeout_seconds <= 0) return std::chrono::milliseconds(0);
+  // limit, and a check gives up after its timeout (none without a check timeout). After the
+  // child said it recovers from a fault or a stall, what is left of the run (unwinding the other
+  // threads, at most a stall) and its check must still fit. Called before workers start: it may
+  // make the watchdog.
+  static dpct::ForkServer::Limits limits(const DriverOptions& options) {
     using std::chrono::milliseconds;
-    return milliseconds(60'000) + 2 * dpct::stall_limit() +
-           milliseconds(static_cast<std::int64_t>(options.check_timeout_seconds * 1000));
+    const milliseconds stall = dpct::stall_limit();
+    const milliseconds check(static_cast<std::int64_t>(options.check_timeout_seconds * 1000));
+    dpct::ForkServer::Limits limits;
+    if (options.check_timeout_seconds > 0) limits.reply = milliseconds(60'000) + 2 * stall + check;
+    limits.after_fault = stall + (options.check_timeout_seconds > 0 ? check + milliseconds(10'000)
+                                                                    : milliseconds(60'000));
+    return limits;
   }
 
  private:
-  // The result's fixed part, then the saved run's JSON (or nothing), then the executor's weak
-  // order sites when their count changed since the last reply (or a count of ~0u).
+  // A reply: kAnswered and the result, or an error tag and the exception's message.
+  // The result: its fixed part, then the saved run as CBOR (which keeps any bytes a corrupted
+  // object returned) or nothing, then the executor's weak order sites when their count changed
+  // since the last reply (or a count of ~0u).
   static constexpr std::uint32_t kSitesUnchanged = ~0u;
 
   // In the child.
@@ -683,12 +735,19 @@ class IsolatedWorker {
     const auto kind = static_cast<SchedulerKind>(request[0]);
     std::uint64_t seed = 0;
     std::memcpy(&seed, request.data() + 1, sizeof seed);
-    if (!child_) child_.emplace(target_);
-    const HistoryResult result = run_history(*child_, target_, options_, plan_, kind, seed);
-    retire =
-        result.outcome == dpct::RunOutcome::kCrash || result.outcome == dpct::RunOutcome::kLivelock;
+    HistoryResult result;
+    try {
+      if (!child_) child_.emplace(target_);
+      result = run_history(*child_, target_, options_, plan_, kind, seed);
+    } catch (...) {
+      retire = true;
+      return tagged_exception();
+    }
+    // Any run that did not end normally may have left abandoned stacks, a leaked object or a
+    // fault recovered on the way: its child is not trusted with another history.
+    retire = result.outcome != dpct::RunOutcome::kOk;
 
-    std::string out;
+    std::string out(1, kAnswered);
     auto put = [&out](const void* data, std::size_t size) {
       out.append(static_cast<const char*>(data), size);
     };
@@ -698,7 +757,12 @@ class IsolatedWorker {
                                   static_cast<std::uint8_t>(result.result)};
     put(&result.seed, sizeof result.seed);
     put(fixed, sizeof fixed);
-    const std::string saved = result.saved ? saved_run_to_json(*result.saved).dump() : "";
+    std::string saved;
+    if (result.saved) {
+      const std::vector<std::uint8_t> cbor =
+          nlohmann::json::to_cbor(saved_run_to_json(*result.saved));
+      saved.assign(cbor.begin(), cbor.end());
+    }
     const auto saved_size = static_cast<std::uint32_t>(saved.size());
     put(&saved_size, sizeof saved_size);
     out += saved;
@@ -719,7 +783,7 @@ class IsolatedWorker {
 
   // In the parent.
   HistoryResult decode(const std::string& in) {
-    std::size_t at = 0;
+    std::size_t at = 1;  // past kAnswered
     auto take = [&](void* data, std::size_t size) {
       if (in.size() - at < size)
         throw std::runtime_error("a truncated result from a child process");
@@ -740,7 +804,7 @@ class IsolatedWorker {
       std::string text(saved_size, '\0');
       take(text.data(), saved_size);
       const std::string origin = target_.name + "-" + std::to_string(result.seed);
-      result.saved = saved_run_from_json(nlohmann::json::parse(text), origin);
+      result.saved = saved_run_from_json(nlohmann::json::from_cbor(text), origin);
       result.saved->history.set_origin(origin);
     }
     std::uint32_t count = 0;
@@ -767,17 +831,24 @@ class IsolatedWorker {
     HistoryResult result;
     result.seed = seed;
     result.scheduler = kind;
-    result.outcome = reply.timed_out && reply.fault_signal == 0 ? dpct::RunOutcome::kLivelock
-                                                                : dpct::RunOutcome::kCrash;
+    // A hang without a fault, or a native run the watchdog ended (it printed why), is a stall.
+    const bool stalled = (reply.timed_out && reply.fault_signal == 0) ||
+                         reply.fault_signal == dpct::stall_signal() ||
+                         reply.exit_status == dpct::kStallExitCode;
+    result.outcome = stalled ? dpct::RunOutcome::kLivelock : dpct::RunOutcome::kCrash;
     result.result = Result::kUnknown;
     if (!options_.keep_failing_runs) return result;
     SavedRun saved = saved_run_header(target_, options_, plan_, kind, seed);
     saved.workload = workload_for(target_, options_, plan_, seed, workload_);
     saved.outcome = result.outcome;
-    saved.message = "the process running this history " + reply.failure +
-                    " before the run ended, so its schedule and history were lost; rerun it "
-                    "alone with --isolate --seed " +
-                    std::to_string(seed) + " --histories 1";
+    saved.message =
+        "the process running this history " + reply.failure +
+        " before the run ended, so its schedule and history were lost; rerun it "
+        "alone with --isolate --seed " +
+        std::to_string(seed) + " --histories 1" +
+        (plan_.kind == SchedulerKind::kPortfolio ? std::string(" (the portfolio ran it with its ") +
+                                                       scheduler_kind_name(kind) + " member)"
+                                                 : std::string());
     saved.schedule.scheduler = kLostSchedule;
     saved.verdict.result = Result::kUnknown;
     saved.verdict.reason = "the history was lost with the process that ran it";
@@ -795,6 +866,47 @@ class IsolatedWorker {
   std::size_t sites_sent_ = 0;      // child
   dpct::ForkServer server_;         // last: its destructor ends the child first
 };
+
+// DriverOptions::isolate: the plan's pilot runs and the probe of methods_that_write run the
+// object too, so make_plan runs in a child of its own.
+Plan make_plan_in_child(const targets::Target& target, const DriverOptions& options) {
+  using nlohmann::json;
+  dpct::ForkServer server(
+      [&](std::string_view, bool& retire) {
+        retire = true;
+        try {
+          const Plan plan =
+              options.isolate ? make_plan_in_child(target, options) : make_plan(target, options);
+          const json made = {{"kind", static_cast<int>(plan.kind)},
+                             {"tree", plan.tree_estimator},
+                             {"k", plan.k},
+                             {"description", plan.description},
+                             {"burst", plan.burst_weights},
+                             {"split", plan.split_weights},
+                             {"observer", plan.observer_weights}};
+          const std::vector<std::uint8_t> cbor = json::to_cbor(made);
+          return kAnswered + std::string(cbor.begin(), cbor.end());
+        } catch (...) {
+          return tagged_exception();
+        }
+      },
+      IsolatedWorker::limits(options));
+  const dpct::ForkServer::Reply reply = server.call("plan");
+  if (!reply.answered) {
+    throw std::runtime_error("the process making the campaign's pilot runs " + reply.failure);
+  }
+  if (reply.data.empty() || reply.data[0] != kAnswered) rethrow(reply.data);
+  const json made = json::from_cbor(reply.data.substr(1));
+  Plan plan;
+  plan.kind = static_cast<SchedulerKind>(made.at("kind").get<int>());
+  plan.tree_estimator = made.at("tree").get<bool>();
+  plan.k = made.at("k").get<std::uint64_t>();
+  plan.description = made.at("description").get<std::string>();
+  plan.burst_weights = made.at("burst").get<std::vector<unsigned>>();
+  plan.split_weights = made.at("split").get<std::vector<unsigned>>();
+  plan.observer_weights = made.at("observer").get<std::vector<unsigned>>();
+  return plan;
+}
 
 }  // namespace
 
@@ -1049,12 +1161,14 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::vector<std::uint8_t> completed(
       options.time_limit_seconds > 0 && !options.on_result ? histories : 0, 0);
 
+  const dpct::ForkServer::Limits isolation_limits =
+      options.isolate ? IsolatedWorker::limits(options) : dpct::ForkServer::Limits{};
   auto worker = [&] {
     std::optional<Worker> state;             // in process
     std::optional<IsolatedWorker> isolated;  // DriverOptions::isolate
     try {
       if (options.isolate) {
-        isolated.emplace(target, options, plan);
+        isolated.emplace(target, options, plan, isolation_limits);
       } else {
         state.emplace(target);
       }

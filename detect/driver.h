@@ -237,11 +237,12 @@ struct DriverOptions {
   bool stop_at_first = false;
   // Run each worker's histories in a child process (`--isolate`, dpct/fork_server.h), for objects
   // whose faults in-process recovery cannot make sound: a double free that makes glibc abort
-  // inside malloc, a wild write. The results are the same as in process; a child is replaced
-  // after any crash or livelock, and one that dies or hangs before answering makes its history a
-  // crash (a livelock when it hung) whose run is saved with its workload but without a schedule
-  // or a history, so it cannot be replayed or minimized. Costs a round trip per history and a
-  // fork per replaced child (bench/isolation/).
+  // inside malloc, a wild write. The plan's pilot runs run in a child too. A child is replaced
+  // after any run that did not end normally, and one that dies or hangs before answering makes
+  // its history a crash (a livelock when it hung without a fault) with an unknown verdict, saved
+  // with its workload but without a schedule or a history, so it cannot be replayed. The results
+  // are those in process while no child is lost (after one, a learning portfolio's later choices
+  // may differ). Costs a round trip per history and a fork per replaced child (bench/isolation/).
   bool isolate = false;
   // Stop starting histories once this many seconds have passed since run_detection began
   // (`--time-limit`); 0: no limit. The histories already running finish and are counted in the

@@ -150,15 +150,22 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   void recycle(Run&& spent) { spare_ = std::move(spent); }
   std::vector<std::string> weak_order_sites() const;
 
-  // The object's destructor runs natively (its locks and waits are the std ones) under this
-  // observer context, which counts its accesses and beats the progress: a destructor that passes
+  // The object's constructor and destructor run natively (their locks and waits are the std
+  // ones) under this observer context, which counts their accesses: a destructor that passes
   // its cap (a walk around a cycle of a corrupted structure) is abandoned at once, as the
-  // watchdog abandons a stall after the stall limit.
-  class DestructorWatch final : public ExecutionContext {
+  // watchdog abandons a stall after the stall limit. The cap grows with what the constructor
+  // built (a pool it preallocated) and with the calls of the workload.
+  class NativeWatch final : public ExecutionContext {
    public:
-    explicit DestructorWatch(Impl& executor)
-        : ExecutionContext(/*observer=*/true), executor_(executor) {}
-    void before_access(const Access& access) override { executor_.destructor_point(access); }
+    NativeWatch(Impl& executor, bool destructor)
+        : ExecutionContext(/*observer=*/true), executor_(executor), destructor_(destructor) {}
+    void before_access(const Access& access) override {
+      if (destructor_) {
+        executor_.destructor_point(access);
+      } else {
+        ++executor_.constructor_steps_;
+      }
+    }
     // Never called: an observer's thread locks natively (shared.h checks observer()).
     void lock(const void*, bool&, const SourceLocation&) override { std::abort(); }
     bool try_lock(const void*, bool&, const SourceLocation&) override { std::abort(); }
@@ -166,6 +173,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
 
    private:
     Impl& executor_;
+    bool destructor_;
   };
   void destructor_point(const Access& access);
 
@@ -378,6 +386,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   Phase phase_ = Phase::kSetup;
   std::size_t sequential_op_ = 0;
   std::uint64_t sequential_steps_ = 0;
+  std::uint64_t constructor_steps_ = 0;
   std::uint64_t destructor_steps_ = 0;
   std::uint64_t destructor_cap_ = 0;
   std::uint64_t steps_ = 0;
@@ -1316,7 +1325,10 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   // The object's constructor is the user's code: its exception is a problem of the target, said
   // as such, not an internal error of the executor.
   constructing_ = true;
+  constructor_steps_ = 0;
   try {
+    NativeWatch watch(*this, /*destructor=*/false);
+    ScopedContext installed(&watch);
     object_ = factory();
   } catch (const std::exception& e) {
     constructing_ = false;
@@ -1361,11 +1373,12 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   destroyed_ = object_.get();  // leaked, not freed, if its destructor never returns
   std::size_t calls = workload.setup.size() + workload.reveal.size();
   for (const auto& thread : workload.threads) calls += thread.size();
-  // Room for a structure as large as the calls can have made it, walked a few times.
-  destructor_cap_ = options_->max_steps + 64 * calls;
+  // Room for a structure as large as the constructor and the calls can have made it, walked a
+  // few times.
+  destructor_cap_ = options_->max_steps + 64 * calls + 4 * constructor_steps_;
   destructor_steps_ = 0;
   {
-    DestructorWatch watch(*this);
+    NativeWatch watch(*this, /*destructor=*/true);
     ScopedContext installed(&watch);
     object_.reset();  // natively: its destructor may walk its shared structure
   }
@@ -1529,10 +1542,9 @@ void Executor::Impl::on_terminate() {
 }
 
 void Executor::Impl::recover(int signal) {
-  // Under detect --isolate: the caller then gives this history only a short while to answer.
-  if (signal != 0 && signal != stall_signal()) {
-    tell_fork_server_of_fault(signal == kTerminated ? SIGABRT : signal);
-  }
+  // Under detect --isolate: the caller then gives this history only a while to answer (code
+  // left by siglongjmp may hold a lock the rest needs, the allocator's).
+  if (signal != 0) tell_fork_server_of_fault(signal == kTerminated ? SIGABRT : signal);
   ++faults_in_run_;
   fault_.signal = signal;
   fault_.was_aborting = aborting_;

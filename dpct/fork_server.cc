@@ -15,6 +15,8 @@
 #include <system_error>
 #include <utility>
 
+#include "dpct/watchdog.h"
+
 namespace linfault::dpct {
 namespace {
 
@@ -151,8 +153,8 @@ std::string describe_wait_status(int status) {
   return "ended with wait status " + std::to_string(status);
 }
 
-ForkServer::ForkServer(Handler handler, std::chrono::milliseconds reply_timeout)
-    : handler_(std::move(handler)), reply_timeout_(reply_timeout) {}
+ForkServer::ForkServer(Handler handler, Limits limits)
+    : handler_(std::move(handler)), limits_(limits) {}
 
 ForkServer::~ForkServer() {
   if (child_ > 0) reap(/*kill_first=*/true);
@@ -194,17 +196,23 @@ std::string ForkServer::reap(bool kill_first) {
   while (::waitpid(child_, &status, 0) < 0 && errno == EINTR) {
   }
   child_ = -1;
+  last_status_ = status;
   return describe_wait_status(status);
 }
 
 ForkServer::Reply ForkServer::call(std::string_view request) {
+  if (child_ >= 0) {
+    // Killed while idle (the OOM killer, a signal): not this request's doing.
+    char byte;
+    if (::recv(socket_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) reap(/*kill_first=*/false);
+  }
   if (child_ < 0) start();
   Reply reply;
   Status status = kReply;
   Received received = Received::kClosed;
   if (send_message(socket_, kReply, request)) {
     std::optional<Clock::time_point> deadline;
-    if (reply_timeout_.count() > 0) deadline = Clock::now() + reply_timeout_;
+    if (limits_.reply.count() > 0) deadline = Clock::now() + limits_.reply;
     for (;;) {
       received = receive_message(socket_, status, reply.data, deadline);
       if (received != Received::kMessage || status != kFaultNotice) break;
@@ -212,8 +220,10 @@ ForkServer::Reply ForkServer::call(std::string_view request) {
       if (reply.data.size() == sizeof signal)
         std::memcpy(&signal, reply.data.data(), sizeof signal);
       if (reply.fault_signal == 0) reply.fault_signal = signal;
-      const Clock::time_point grace = Clock::now() + kFaultGrace;
-      if (!deadline || grace < *deadline) deadline = grace;
+      if (limits_.after_fault.count() > 0) {
+        const Clock::time_point grace = Clock::now() + limits_.after_fault;
+        if (!deadline || grace < *deadline) deadline = grace;
+      }
     }
   }
   if (received == Received::kMessage) {
@@ -226,14 +236,20 @@ ForkServer::Reply ForkServer::call(std::string_view request) {
   reply.timed_out = received == Received::kTimedOut;
   const std::string how = reap(/*kill_first=*/reply.timed_out);
   if (reply.timed_out) {
-    const auto waited = reply.fault_signal != 0 ? kFaultGrace : reply_timeout_;
+    const auto waited = reply.fault_signal != 0 && limits_.after_fault.count() > 0 &&
+                                (limits_.reply.count() == 0 || limits_.after_fault < limits_.reply)
+                            ? limits_.after_fault
+                            : limits_.reply;
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(waited.count()) / 1000);
     reply.failure = std::string("stopped answering for ") + seconds + " s and was killed";
   } else {
     reply.failure = how;
+    if (WIFEXITED(last_status_)) reply.exit_status = WEXITSTATUS(last_status_);
   }
-  if (reply.fault_signal != 0) {
+  if (reply.fault_signal == stall_signal()) {
+    reply.failure = "stalled, then " + reply.failure;
+  } else if (reply.fault_signal != 0) {
     reply.failure = "faulted with " + signal_name(reply.fault_signal) + ", then " + reply.failure;
   }
   return reply;

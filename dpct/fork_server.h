@@ -15,10 +15,12 @@
 //   - call() sends a request and waits for the reply. The handler runs in the child on a copy of
 //     the caller's memory at the fork (it may use state captured by reference: it sees, and
 //     changes, the child's copy only) and with one thread, the one that forked.
-//   - A child that dies or exits before replying, or does not reply within `reply_timeout`, or
-//     within kFaultGrace of saying it faulted (killed with SIGKILL), yields a Reply with
-//     `answered` false and `failure` saying which ("died with SIGABRT (Aborted)", "stopped
-//     answering for 60 s and was killed"). The next call forks again.
+//   - A child that dies or exits before replying, or does not reply within `limits.reply` (or
+//     within `limits.after_fault` of saying it faulted), is killed with SIGKILL and yields a
+//     Reply with `answered` false and `failure` saying how it ended ("died with SIGABRT
+//     (Aborted)", "stopped answering for 60 s and was killed"). The next call forks again. A
+//     child found dead before a request is sent (killed while idle) is replaced first, and the
+//     request goes to the new one.
 //   - An exception thrown by the handler is rethrown by call() as std::runtime_error with its
 //     message, and the child retires.
 //   - The child ends with _exit: no atexit handler or static destructor of the caller runs there.
@@ -55,16 +57,18 @@ class ForkServer {
     std::string data;     // the handler's reply, when answered
     std::string failure;  // otherwise: how the child ended
     bool timed_out = false;
+    int exit_status = -1;  // the child's exit status when it exited, else -1
     int fault_signal = 0;  // the signal of a fault the child said it recovers from, if any
   };
 
-  // After a child says a fault happened (tell_fork_server_of_fault), the most it may take to
-  // reply: what is left of its request (ending the run, checking what it recorded) is short, and
-  // a fault inside the allocator can leave it hung.
-  static constexpr std::chrono::milliseconds kFaultGrace{5000};
+  // How long a request may take (zero: no limit), and how long once its child said it faulted
+  // (tell_fork_server_of_fault): a fault inside the allocator can leave a child hung.
+  struct Limits {
+    std::chrono::milliseconds reply{0};
+    std::chrono::milliseconds after_fault{0};
+  };
 
-  // `reply_timeout` zero: wait for as long as the child lives.
-  ForkServer(Handler handler, std::chrono::milliseconds reply_timeout);
+  ForkServer(Handler handler, Limits limits);
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
   ForkServer& operator=(const ForkServer&) = delete;
@@ -82,15 +86,16 @@ class ForkServer {
   std::string reap(bool kill_first);
 
   Handler handler_;
-  std::chrono::milliseconds reply_timeout_;
+  Limits limits_;
   pid_t child_ = -1;
-  int socket_ = -1;  // the caller's end of the socket pair
+  int socket_ = -1;      // the caller's end of the socket pair
+  int last_status_ = 0;  // the wait status of the child reaped last
   std::uint64_t forks_ = 0;
 };
 
-// Async-signal-safe. In a ForkServer child, tells the caller that the code it runs faulted with
-// `signal` and is being recovered in process (the executor calls it), so the caller waits at
-// most kFaultGrace more for the reply. Does nothing in any other process.
+// Async-signal-safe. In a ForkServer child, tells the caller that the code it runs faulted or
+// stalled with `signal` and is being recovered in process (the executor calls it), so the caller
+// waits at most Limits::after_fault more for the reply. Does nothing in any other process.
 void tell_fork_server_of_fault(int signal);
 
 // "died with SIGABRT (Aborted)", "exited with status 3": a wait status in words.

@@ -24,7 +24,7 @@ TEST(ForkServerTest, OneChildServesRequestAfterRequestOnItsOwnCopyOfMemory) {
         return std::string(request) + " #" + std::to_string(calls) + " from " +
                std::to_string(::getpid());
       },
-      milliseconds(10'000));
+      {.reply = milliseconds(10'000)});
   const std::string me = std::to_string(::getpid());
   const ForkServer::Reply first = server.call("a");
   const ForkServer::Reply second = server.call("b");
@@ -47,7 +47,7 @@ TEST(ForkServerTest, ARetiredChildIsReplacedByAFreshCopyOfTheCaller) {
         retire = true;
         return std::to_string(calls);
       },
-      milliseconds(10'000));
+      {.reply = milliseconds(10'000)});
   EXPECT_EQ(server.call("x").data, "1");
   EXPECT_EQ(server.call("x").data, "1");  // the new child starts from the caller's memory
   EXPECT_EQ(server.forks(), 2u);
@@ -61,7 +61,7 @@ TEST(ForkServerTest, AChildThatDiesBeforeReplyingIsReportedAndReplaced) {
         if (request == "exit") std::_Exit(3);
         return "fine";
       },
-      milliseconds(10'000));
+      {.reply = milliseconds(10'000)});
   // A default SIGABRT disposition: the executor's fault handlers are not installed here.
   const ForkServer::Reply aborted = server.call("abort");
   EXPECT_FALSE(aborted.answered);
@@ -69,7 +69,9 @@ TEST(ForkServerTest, AChildThatDiesBeforeReplyingIsReportedAndReplaced) {
   EXPECT_EQ(aborted.failure, "died with SIGABRT (Aborted)");
   EXPECT_EQ(server.call("ok").data, "fine");
   EXPECT_EQ(server.call("kill").failure, "died with SIGKILL (Killed)");
-  EXPECT_EQ(server.call("exit").failure, "exited with status 3");
+  const ForkServer::Reply exited = server.call("exit");
+  EXPECT_EQ(exited.failure, "exited with status 3");
+  EXPECT_EQ(exited.exit_status, 3);
   EXPECT_TRUE(server.call("ok").answered);
   EXPECT_EQ(server.forks(), 4u);
 }
@@ -82,7 +84,7 @@ TEST(ForkServerTest, AChildThatStopsAnsweringIsKilledAtTheTimeout) {
         }
         return std::string("fine");
       },
-      milliseconds(300));
+      {.reply = milliseconds(300)});
   const auto start = std::chrono::steady_clock::now();
   const ForkServer::Reply hung = server.call("hang");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
@@ -101,26 +103,38 @@ TEST(ForkServerTest, AChildThatFaultedHasAShortGraceToAnswer) {
         }
         return std::string("recovered");
       },
-      milliseconds(120'000));
+      {.reply = milliseconds(120'000), .after_fault = milliseconds(300)});
   const ForkServer::Reply recovered = server.call("ok");
   EXPECT_TRUE(recovered.answered);
   EXPECT_EQ(recovered.data, "recovered");
   const auto start = std::chrono::steady_clock::now();
   const ForkServer::Reply hung = server.call("hang");
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            ForkServer::kFaultGrace + std::chrono::seconds(3));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_FALSE(hung.answered);
   EXPECT_EQ(hung.fault_signal, SIGSEGV);
   EXPECT_EQ(hung.failure,
-            "faulted with SIGSEGV (Segmentation fault), then stopped answering for 5 s and was "
+            "faulted with SIGSEGV (Segmentation fault), then stopped answering for 0.3 s and was "
             "killed");
   tell_fork_server_of_fault(SIGSEGV);  // in the caller: nothing to tell
+}
+
+TEST(ForkServerTest, AChildKilledWhileIdleIsReplacedBeforeTheNextRequest) {
+  ForkServer server([](std::string_view, bool&) { return std::to_string(::getpid()); },
+                    {.reply = milliseconds(10'000)});
+  const ForkServer::Reply first = server.call("pid");
+  ASSERT_TRUE(first.answered);
+  ASSERT_EQ(::kill(std::stoi(first.data), SIGKILL), 0);
+  std::this_thread::sleep_for(milliseconds(100));
+  const ForkServer::Reply second = server.call("pid");
+  EXPECT_TRUE(second.answered) << second.failure;  // not charged to this request
+  EXPECT_NE(second.data, first.data);
+  EXPECT_EQ(server.forks(), 2u);
 }
 
 TEST(ForkServerTest, TheHandlersExceptionReachesTheCaller) {
   ForkServer server(
       [](std::string_view, bool&) -> std::string { throw std::invalid_argument("no such method"); },
-      milliseconds(10'000));
+      {.reply = milliseconds(10'000)});
   try {
     server.call("x");
     FAIL() << "no exception";
@@ -140,7 +154,7 @@ TEST(ForkServerTest, ServersOnSeveralThreadsEachSeeTheirOwnChildEnd) {
             if (request == "die") ::raise(SIGKILL);
             return "fine";
           },
-          milliseconds(20'000));
+          {.reply = milliseconds(20'000)});
       for (int i = 0; i < 10; ++i) {
         if (!server.call(i % 3 == 0 ? "die" : "ok").answered) ++deaths[t];
       }

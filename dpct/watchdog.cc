@@ -189,7 +189,9 @@ class Watchdog {
   std::mutex mutex_;
   std::map<RunProgress*, Seen> watched_;
   StallHandler handler_;
-  std::chrono::milliseconds limit_{0};
+  // Read at once, so that stall_limit() says it before the first run (detect --isolate sizes
+  // its waits by it), and again when the thread starts.
+  std::chrono::milliseconds limit_{limit_from_environment()};
   bool limit_overridden_ = false;
   bool started_ = false;
 };

@@ -116,7 +116,7 @@ grep -q '^failing: ' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "mutant_stack_store: run --isolate found no failing history"
 }
-grep -q -e '^minimized: ' -e 'brought down the process doing it' "$work/out.txt" || {
+grep -q -e '^minimized: ' -e 'minimizing the failing run of seed' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "mutant_stack_store: run --isolate neither minimized nor said why not"
 }

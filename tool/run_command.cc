@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -115,9 +117,12 @@ nlohmann::json run_summary(const targets::Target& target, const RunArguments& ar
 
 // run --isolate: what follows runs in a child process, because minimizing replays the failing
 // run, crash and all, many times, and an object that corrupts memory must bring down only that
-// child. Returns in the child. In the caller, waits for the child and ends the command with its
-// exit code or, when it died, says so and exits 1: the failure found stands, unminimized.
-void minimize_in_child_process(std::uint64_t seed, const std::string& saved_run) {
+// child. Returns in the child. In the caller, waits for the child (at most `timeout_seconds`,
+// the minimization's own limit, and a minute more: a child hung on the allocator's lock after a
+// fault inside it is killed) and ends the command with its exit code or, when it died, says so
+// and exits 1: the failure found stands, unminimized.
+void minimize_in_child_process(std::uint64_t seed, const std::string& saved_run,
+                               double timeout_seconds) {
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -127,13 +132,30 @@ void minimize_in_child_process(std::uint64_t seed, const std::string& saved_run)
     if (::getppid() != parent) std::_Exit(kExitInternal);
     return;
   }
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<std::int64_t>(
+                            (timeout_seconds > 0 ? 1.5 * timeout_seconds : 0) * 1000 + 60'000));
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  bool killed = false;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, timeout_seconds > 0 ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR)
+      throw std::system_error(errno, std::generic_category(), "waitpid");
+    if (done == 0 && std::chrono::steady_clock::now() > deadline && !killed) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (WIFEXITED(status)) throw CLI::RuntimeError(WEXITSTATUS(status));
+  const int signal = WTERMSIG(status);
+  const bool fault = signal == SIGSEGV || signal == SIGBUS || signal == SIGABRT ||
+                     signal == SIGFPE || signal == SIGILL;
   std::cerr << tool_name() << ": minimizing the failing run of seed " << seed
-            << " brought down the process doing it (it " << dpct::describe_wait_status(status)
-            << "): the object corrupts memory beyond in-process recovery"
+            << (killed ? " stopped answering past the minimization's time limit and was killed"
+                       : " was ended: its process " + dpct::describe_wait_status(status))
+            << (fault ? " (the object corrupts memory beyond in-process recovery)" : "")
             << (saved_run.empty() ? "" : "; the run is saved in " + saved_run) << std::endl;
   throw CLI::RuntimeError(kExitViolation);
 }
@@ -192,7 +214,9 @@ void run_pipeline(RunArguments args) {
     files.push_back(name);
   }
   if (!args.json) std::cout << detection_text(target, args, d) << std::flush;
-  if (options.isolate) minimize_in_child_process(d.failing->seed, saved_run);
+  if (options.isolate) {
+    minimize_in_child_process(d.failing->seed, saved_run, args.test_case.timeout_seconds);
+  }
 
   minimize::TargetMinimizerOptions minimizer = minimizer_options(args.test_case);
   minimizer.step_estimator = minimize::tree_step_estimators();
