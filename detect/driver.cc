@@ -875,8 +875,7 @@ Plan make_plan_in_child(const targets::Target& target, const DriverOptions& opti
       [&](std::string_view, bool& retire) {
         retire = true;
         try {
-          const Plan plan =
-              options.isolate ? make_plan_in_child(target, options) : make_plan(target, options);
+          const Plan plan = make_plan(target, options);
           const json made = {{"kind", static_cast<int>(plan.kind)},
                              {"tree", plan.tree_estimator},
                              {"k", plan.k},
@@ -1111,7 +1110,8 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
                               const ProgressCallback& progress) {
   validate(target, options);
   const Clock::time_point start = Clock::now();
-  const Plan plan = make_plan(target, options);
+  const Plan plan =
+      options.isolate ? make_plan_in_child(target, options) : make_plan(target, options);
   const std::uint64_t histories =
       shard_size(options.histories, options.shard_index, options.shard_count);
 

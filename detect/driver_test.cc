@@ -671,6 +671,43 @@ TEST(DriverTest, AnIsolatedHistoryWhoseProcessDiesIsACrashAndTheCampaignGoesOn) 
                              << saved_run_to_json(again).dump();
 }
 
+// A correct counter that counts the objects made in this process.
+class CountedCounter {
+ public:
+  CountedCounter() { ++made; }
+  void inc() { value_.fetch_add(1); }
+  int get() { return value_.load(); }
+  static inline int made = 0;
+
+ private:
+  dpct::Atomic<int> value_{0};
+};
+
+TEST(DriverTest, UnderIsolationNoObjectIsMadeInTheCallersProcess) {
+  targets::Target target;
+  target.name = "counted_counter";
+  target.model = "counter";
+  target.operations = {{"inc", targets::no_arguments(), "inc()"},
+                       {"get", targets::no_arguments(), "get() -> int"}};
+  target.factory = targets::Binding<CountedCounter>()
+                       .method("inc", &CountedCounter::inc)
+                       .method("get", &CountedCounter::get)
+                       .factory();
+  DriverOptions options = pct_options(20, 3);
+  options.shapes = ShapeMix::kMixed;  // the probe of the methods that write
+  options.steps = 0;                  // pct's k from pilot runs
+  options.isolate = true;
+  CountedCounter::made = 0;
+  const DetectionReport isolated = run_detection(target, options);
+  EXPECT_EQ(CountedCounter::made, 0);  // pilot runs, probe and histories all ran in children
+  options.isolate = false;
+  const DetectionReport in_process = run_detection(target, options);
+  EXPECT_GT(CountedCounter::made, 20);
+  EXPECT_EQ(isolated.scheduler, in_process.scheduler);  // the same pilot k
+  EXPECT_EQ(isolated.violations, 0u);
+  EXPECT_EQ(isolated.done, 20u);
+}
+
 TEST(DriverTest, RejectsOptionsThatCannotWork) {
   const targets::Target& target = targets::find("treiber_stack");
   DriverOptions options = pct_options(1, 1);

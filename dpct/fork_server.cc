@@ -204,7 +204,7 @@ ForkServer::Reply ForkServer::call(std::string_view request) {
   if (child_ >= 0) {
     // Killed while idle (the OOM killer, a signal): not this request's doing.
     char byte;
-    if (::recv(socket_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) reap(/*kill_first=*/false);
+    if (::recv(socket_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) reap(/*kill_first=*/true);
   }
   if (child_ < 0) start();
   Reply reply;
@@ -219,7 +219,10 @@ ForkServer::Reply ForkServer::call(std::string_view request) {
       std::int32_t signal = 0;
       if (reply.data.size() == sizeof signal)
         std::memcpy(&signal, reply.data.data(), sizeof signal);
-      if (reply.fault_signal == 0) reply.fault_signal = signal;
+      // A fault after a stall says more of how the child ended than the stall.
+      if (reply.fault_signal == 0 || reply.fault_signal == stall_signal()) {
+        reply.fault_signal = signal;
+      }
       if (limits_.after_fault.count() > 0) {
         const Clock::time_point grace = Clock::now() + limits_.after_fault;
         if (!deadline || grace < *deadline) deadline = grace;

@@ -41,9 +41,7 @@
 //     member call inside the operator, in this header. A source rewriter that turns operator uses
 //     into member calls restores the caller's line.
 //   - A lock taken through std::lock_guard & co. records the line in the standard header that
-//     calls lock()/unlock(); dpct::LockGuard, UniqueLock and SharedLock record the line where
-//     they are declared, and the rewriter (structure_tree/rewriter.h) puts them in place of
-//     std::lock_guard, a std::scoped_lock of one mutex, std::unique_lock and std::shared_lock.
+//     calls lock()/unlock(); dpct::LockGuard records the caller's line.
 //
 // Controlled-mode semantics of the blocking members (see dpct/executor.h):
 //   - A thread that cannot take a lock is disabled until it can; if every unfinished thread is
@@ -84,11 +82,9 @@
 #include <shared_mutex>
 #include <source_location>
 #include <string>
-#include <system_error>
 #include <type_traits>
 #include <typeinfo>
 #include <unordered_map>
-#include <utility>
 
 namespace linfault::dpct {
 
@@ -754,135 +750,6 @@ class LockGuard {
   Mutex& mutex_;
   SourceLocation where_;
 };
-
-namespace detail {
-
-// std::unique_lock's interface over a linfault lock, taking it exclusively (lock) or shared
-// (lock_shared), with the line of its declaration for every lock and unlock it makes.
-template <class M, bool kShared>
-class LocatedLock {
- public:
-  using mutex_type = M;
-
-  LocatedLock() noexcept = default;
-  explicit LocatedLock(M& m, SourceLocation where = SourceLocation::current())
-      : mutex_(&m), where_(where) {
-    take();
-    owns_ = true;
-  }
-  LocatedLock(M& m, std::defer_lock_t, SourceLocation where = SourceLocation::current()) noexcept
-      : mutex_(&m), where_(where) {}
-  LocatedLock(M& m, std::try_to_lock_t, SourceLocation where = SourceLocation::current())
-      : mutex_(&m), where_(where) {
-    owns_ = try_take();
-  }
-  LocatedLock(M& m, std::adopt_lock_t, SourceLocation where = SourceLocation::current()) noexcept
-      : mutex_(&m), owns_(true), where_(where) {}
-  LocatedLock(LocatedLock&& other) noexcept
-      : mutex_(std::exchange(other.mutex_, nullptr)),
-        owns_(std::exchange(other.owns_, false)),
-        where_(other.where_) {}
-  LocatedLock& operator=(LocatedLock&& other) noexcept {
-    if (owns_) give();
-    mutex_ = std::exchange(other.mutex_, nullptr);
-    owns_ = std::exchange(other.owns_, false);
-    where_ = other.where_;
-    return *this;
-  }
-  ~LocatedLock() {
-    if (owns_) give();
-  }
-
-  void lock() {
-    check(/*to_lock=*/true);
-    take();
-    owns_ = true;
-  }
-  bool try_lock() {
-    check(/*to_lock=*/true);
-    owns_ = try_take();
-    return owns_;
-  }
-  void unlock() {
-    check(/*to_lock=*/false);
-    give();
-    owns_ = false;
-  }
-  void swap(LocatedLock& other) noexcept {
-    std::swap(mutex_, other.mutex_);
-    std::swap(owns_, other.owns_);
-    std::swap(where_, other.where_);
-  }
-  M* release() noexcept {
-    owns_ = false;
-    return std::exchange(mutex_, nullptr);
-  }
-  bool owns_lock() const noexcept { return owns_; }
-  explicit operator bool() const noexcept { return owns_; }
-  M* mutex() const noexcept { return mutex_; }
-
- private:
-  void take() {
-    if constexpr (kShared) {
-      mutex_->lock_shared(where_);
-    } else {
-      mutex_->lock(where_);
-    }
-  }
-  bool try_take() {
-    if constexpr (kShared) {
-      return mutex_->try_lock_shared(where_);
-    } else {
-      return mutex_->try_lock(where_);
-    }
-  }
-  void give() {
-    if constexpr (kShared) {
-      mutex_->unlock_shared(where_);
-    } else {
-      mutex_->unlock(where_);
-    }
-  }
-  // std::unique_lock's errors: no mutex, or locking a lock held (unlocking one not held).
-  void check(bool to_lock) const {
-    if (mutex_ == nullptr || owns_ != !to_lock) {
-      throw std::system_error(std::make_error_code(mutex_ == nullptr || !to_lock
-                                                       ? std::errc::operation_not_permitted
-                                                       : std::errc::resource_deadlock_would_occur));
-    }
-  }
-
-  M* mutex_ = nullptr;
-  bool owns_ = false;
-  SourceLocation where_ = SourceLocation::current();
-};
-
-}  // namespace detail
-
-// std::unique_lock over a linfault lock, recording the line of its declaration for every lock
-// and unlock it makes (std::unique_lock's would be lines of <bits/unique_lock.h>): a condition
-// variable's wait, which unlocks and locks it again, records that line too. Not timed.
-template <class M>
-class UniqueLock : public detail::LocatedLock<M, /*kShared=*/false> {
- public:
-  using detail::LocatedLock<M, false>::LocatedLock;
-};
-// std::shared_lock over a SharedMutex, recording the line of its declaration (see UniqueLock).
-template <class M>
-class SharedLock : public detail::LocatedLock<M, /*kShared=*/true> {
- public:
-  using detail::LocatedLock<M, true>::LocatedLock;
-};
-// Class template argument deduction (`UniqueLock lock(m)`, as the rewriter writes a deduced
-// std::unique_lock): inherited constructors give no guides of their own.
-template <class M>
-UniqueLock(M&) -> UniqueLock<M>;
-template <class M, class Tag>
-UniqueLock(M&, Tag) -> UniqueLock<M>;
-template <class M>
-SharedLock(M&) -> SharedLock<M>;
-template <class M, class Tag>
-SharedLock(M&, Tag) -> SharedLock<M>;
 
 // A condition variable for any BasicLockable lock (std::condition_variable_any's interface:
 // std::unique_lock<dpct::Mutex> is the usual one). Controlled-mode semantics are in the header

@@ -17,7 +17,6 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -521,68 +520,6 @@ class GuardedCounter final : public ObjectUnderTest {
   RecursiveMutex recursive_;
   Var<int> count_{0};
 };
-
-// linfault's guards, which the rewriter puts in place of std::unique_lock and std::shared_lock:
-// every lock and unlock they make records the line where they are declared.
-class LocatedGuards final : public ObjectUnderTest {
- public:
-  static inline std::uint32_t unique_line = 0;
-  static inline std::uint32_t shared_line = 0;
-  static inline std::uint32_t wait_line = 0;
-
-  Value invoke(const Call& c) override {
-    if (c.method == "unique") {
-      unique_line = __LINE__ + 1;
-      UniqueLock<Mutex> lock(mutex_);
-      lock.unlock();
-      EXPECT_FALSE(lock.owns_lock());
-      EXPECT_TRUE(lock.try_lock());
-      EXPECT_THROW(lock.lock(), std::system_error);  // held already, as std::unique_lock says
-      UniqueLock<Mutex> moved(std::move(lock));
-      EXPECT_FALSE(lock.owns_lock());
-      EXPECT_TRUE(moved.owns_lock());
-    } else if (c.method == "shared") {
-      shared_line = __LINE__ + 1;
-      SharedLock<SharedMutex> lock(shared_);
-      lock.unlock();
-      lock.lock();
-    } else if (c.method == "wait") {
-      wait_line = __LINE__ + 1;
-      UniqueLock lock(mutex_);  // deduced, as the rewriter writes `std::unique_lock lock(m)`
-      ready_.wait_for(lock, std::chrono::milliseconds(1));  // times out: a re-lock of `lock`
-    }
-    return {};
-  }
-
- private:
-  Mutex mutex_;
-  SharedMutex shared_;
-  ConditionVariable ready_;
-};
-
-TEST(StdInterfaceTest, LinfaultsGuardsRecordTheLineTheyAreDeclaredAt) {
-  auto lines_of = [](const std::vector<TraceStep>& trace, AccessKind kind) {
-    std::set<std::uint32_t> lines;
-    for (const TraceStep& step : trace) {
-      if (step.kind == kind) lines.insert(step.line);
-    }
-    return lines;
-  };
-  const std::vector<TraceStep> unique = trace_of<LocatedGuards>("unique");
-  const std::set<std::uint32_t> at_unique = {LocatedGuards::unique_line};
-  EXPECT_EQ(lines_of(unique, AccessKind::kLock), at_unique);
-  EXPECT_EQ(lines_of(unique, AccessKind::kTryLock), at_unique);
-  EXPECT_EQ(lines_of(unique, AccessKind::kUnlock), at_unique);
-  EXPECT_EQ(std::count_if(unique.begin(), unique.end(),
-                          [](const TraceStep& s) { return s.kind == AccessKind::kUnlock; }),
-            2);  // unlock(), and the moved-to guard's destructor
-  const std::vector<TraceStep> shared = trace_of<LocatedGuards>("shared");
-  const std::set<std::uint32_t> at_shared = {LocatedGuards::shared_line};
-  EXPECT_EQ(lines_of(shared, AccessKind::kLockShared), at_shared);
-  EXPECT_EQ(lines_of(shared, AccessKind::kUnlockShared), at_shared);
-  const std::vector<TraceStep> wait = trace_of<LocatedGuards>("wait");
-  EXPECT_EQ(lines_of(wait, AccessKind::kLock), std::set<std::uint32_t>{LocatedGuards::wait_line});
-}
 
 TEST(StdInterfaceTest, StdRaiiLocksGiveMutualExclusionUnderExhaustiveExploration) {
   using Guard = GuardedCounter::Guard;

@@ -97,9 +97,11 @@ done
 # A mutant that corrupts the heap (a node freed twice): in process, glibc's abort inside the
 # allocator takes linfault down; under --isolate every history ends with a result, and a child
 # that dies is a crash of its history.
+# A child that hangs after a fault (glibc's lock held) is given the stall limit and the check
+# timeout to answer: short ones keep the check short.
 step "mutant_stack_store-linfault detect --isolate: the campaign completes with crashes found"
-expect_exit 1 "$build/mutant_stack_store-linfault" detect \
-  --target boost_stack --histories 1000 --jobs 2 --seed 1 --isolate
+LINFAULT_STALL_SECONDS=3 expect_exit 1 "$build/mutant_stack_store-linfault" detect \
+  --target boost_stack --histories 1000 --jobs 2 --seed 1 --isolate --timeout 3
 grep -q '^histories: *1000 of' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "mutant_stack_store: the isolated campaign did not run its 1000 histories"
@@ -110,8 +112,8 @@ if [[ -z $crashes || $crashes -eq 0 ]]; then
   fail "mutant_stack_store: no crash found under --isolate"
 fi
 step "mutant_stack_store-linfault run --isolate: found; minimized, or the child's death is said"
-expect_exit 1 "$build/mutant_stack_store-linfault" run \
-  --target boost_stack --seed 1 --isolate
+LINFAULT_STALL_SECONDS=3 expect_exit 1 "$build/mutant_stack_store-linfault" run \
+  --target boost_stack --seed 1 --isolate --timeout 3 --min-timeout 30
 grep -q '^failing: ' "$work/out.txt" || {
   cat "$work/out.txt"
   fail "mutant_stack_store: run --isolate found no failing history"

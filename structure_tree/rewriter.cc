@@ -7,7 +7,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -34,6 +33,7 @@ using clang::dyn_cast;
 using clang::isa;
 
 constexpr const char* kOps = "::linfault::dpct::ops::";
+constexpr const char* kLockGuard = "::linfault::dpct::LockGuard";
 constexpr const char* kSpinHint = "::linfault::dpct::spin_hint";
 
 using clang_support::normal_path;
@@ -181,8 +181,8 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     const clang::SourceLocation begin = tl.getQualifierLoc().getBeginLoc();
     if (begin.isInvalid()) return true;
     if (auto tst = named.getAs<clang::TemplateSpecializationTypeLoc>()) {
-      if (auto lock = located_lock(tst.getTypePtr())) {
-        replace_whole(begin, tst.getEndLoc(), lock->whole);
+      if (is_mutex_lock_guard(tst.getTypePtr())) {
+        replace_whole(begin, tst.getEndLoc(), kLockGuard);
       } else if (auto name = template_replacement(tst.getTypePtr()->getTemplateName())) {
         replace_name(begin, tst.getTemplateNameLoc(), *name);
       }
@@ -195,8 +195,8 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
         replace_name(begin, typedef_loc.getNameLoc(), *name);
       }
     } else if (auto deduced = named.getAs<clang::DeducedTemplateSpecializationTypeLoc>()) {
-      if (auto lock = located_lock(deduced.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
-        replace_whole(begin, deduced.getTemplateNameLoc(), lock->name);
+      if (is_mutex_lock_guard(deduced.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
+        replace_whole(begin, deduced.getTemplateNameLoc(), kLockGuard);
       } else if (auto name = template_replacement(deduced.getTypePtr()->getTemplateName())) {
         replace_name(begin, deduced.getTemplateNameLoc(), *name);
       }
@@ -205,8 +205,8 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   }
 
   bool VisitTemplateSpecializationTypeLoc(clang::TemplateSpecializationTypeLoc tl) {
-    if (auto lock = located_lock(tl.getTypePtr())) {
-      replace_whole(tl.getTemplateNameLoc(), tl.getEndLoc(), lock->whole);
+    if (is_mutex_lock_guard(tl.getTypePtr())) {
+      replace_whole(tl.getTemplateNameLoc(), tl.getEndLoc(), kLockGuard);
     } else if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
       replace_name(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), *name);
     }
@@ -214,8 +214,8 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   }
 
   bool VisitDeducedTemplateSpecializationTypeLoc(clang::DeducedTemplateSpecializationTypeLoc tl) {
-    if (auto lock = located_lock(tl.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
-      replace_whole(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), lock->name);
+    if (is_mutex_lock_guard(tl.getTypePtr()->getDeducedType().getTypePtrOrNull())) {
+      replace_whole(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), kLockGuard);
     } else if (auto name = template_replacement(tl.getTypePtr()->getTemplateName())) {
       replace_name(tl.getTemplateNameLoc(), tl.getTemplateNameLoc(), *name);
     }
@@ -223,7 +223,7 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
   }
 
   // `std::lock_guard guard(m);`: class template argument deduction. The deduced type is the
-  // variable's, or, in a template where deduction waits for instantiation, the first argument's.
+  // variable's, or, in a template where deduction waits for instantiation, the argument's.
   bool VisitVarDecl(clang::VarDecl* var) {
     const clang::TypeSourceInfo* info = var->getTypeSourceInfo();
     if (info == nullptr) return true;
@@ -233,29 +233,25 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     auto deduced = tl.getAs<clang::DeducedTemplateSpecializationTypeLoc>();
     if (!deduced) return true;
     const clang::TemplateDecl* decl = deduced.getTypePtr()->getTemplateName().getAsTemplateDecl();
-    if (decl == nullptr) return true;
-    std::optional<LocatedLock> lock;
-    if (!var->getType()->isDependentType()) {
-      lock = located_lock(var->getType().getTypePtr());
-    } else if (var->getInit() != nullptr) {
+    if (decl == nullptr || decl->getQualifiedNameAsString() != "std::lock_guard") return true;
+    bool guards_mutex =
+        !var->getType()->isDependentType() && is_mutex_lock_guard(var->getType().getTypePtr());
+    if (var->getType()->isDependentType() && var->getInit() != nullptr) {
       const clang::Expr* init = var->getInit()->IgnoreImplicit();
       const clang::Expr* argument = nullptr;
       if (const auto* list = dyn_cast<clang::ParenListExpr>(init);
-          list && list->getNumExprs() >= 1) {
+          list && list->getNumExprs() == 1) {
         argument = list->getExpr(0);
       } else if (const auto* construct = dyn_cast<clang::CXXUnresolvedConstructExpr>(init);
-                 construct && construct->getNumArgs() >= 1) {
+                 construct && construct->getNumArgs() == 1) {
         argument = construct->getArg(0);
       }
       const clang::CXXRecordDecl* mutex = argument != nullptr && !argument->getType().isNull()
                                               ? argument->getType()->getAsCXXRecordDecl()
                                               : nullptr;
-      if (mutex != nullptr) {
-        lock =
-            located_lock_of(decl->getQualifiedNameAsString(), {mutex->getQualifiedNameAsString()});
-      }
+      guards_mutex = mutex != nullptr && mutex->getQualifiedNameAsString() == "std::mutex";
     }
-    if (lock) replace_whole(whole.getBeginLoc(), deduced.getTemplateNameLoc(), lock->name);
+    if (guards_mutex) replace_whole(whole.getBeginLoc(), deduced.getTemplateNameLoc(), kLockGuard);
     return true;
   }
 
@@ -574,60 +570,20 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
     return "::linfault::dpct::Atomic<" + argument.getAsString(policy) + ">";
   }
 
-  // A guard of the standard library over a standard lock, which linfault's own replaces: those
-  // record the line of their declaration for each lock and unlock they make, where the std
-  // guards make them lines of <mutex> or <bits/unique_lock.h> (dpct/shared.h).
-  // std::lock_guard<std::mutex> and a std::scoped_lock of one std::mutex become LockGuard,
-  // std::unique_lock of a std mutex UniqueLock, std::shared_lock<std::shared_mutex> SharedLock.
-  // `whole` replaces the written type with its arguments, `name` the template's name alone
-  // (class template argument deduction).
-  struct LocatedLock {
-    std::string whole;
-    std::string name;
-  };
-  static std::optional<LocatedLock> located_lock_of(const std::string& guard,
-                                                    const std::vector<std::string>& mutexes) {
-    static const std::map<std::string, std::string> kLocks = {
-        {"std::mutex", "::linfault::dpct::Mutex"},
-        {"std::shared_mutex", "::linfault::dpct::SharedMutex"},
-        {"std::recursive_mutex", "::linfault::dpct::RecursiveMutex"}};
-    if (mutexes.size() != 1) return std::nullopt;
-    const auto lock = kLocks.find(mutexes[0]);
-    if (lock == kLocks.end()) return std::nullopt;
-    const bool mutex = mutexes[0] == "std::mutex";
-    if ((guard == "std::lock_guard" || guard == "std::scoped_lock") && mutex) {
-      return LocatedLock{"::linfault::dpct::LockGuard", "::linfault::dpct::LockGuard"};
-    }
-    if (guard == "std::unique_lock") {
-      return LocatedLock{"::linfault::dpct::UniqueLock<" + lock->second + ">",
-                         "::linfault::dpct::UniqueLock"};
-    }
-    if (guard == "std::shared_lock" && mutexes[0] == "std::shared_mutex") {
-      return LocatedLock{"::linfault::dpct::SharedLock<" + lock->second + ">",
-                         "::linfault::dpct::SharedLock"};
-    }
-    return std::nullopt;
-  }
-  static std::optional<LocatedLock> located_lock(const clang::Type* type) {
-    if (type == nullptr) return std::nullopt;
+  // std::lock_guard<std::mutex>: linfault::dpct::LockGuard records the line of its declaration,
+  // where std::lock_guard would make the lock's location one of <mutex>'s.
+  static bool is_mutex_lock_guard(const clang::Type* type) {
+    if (type == nullptr) return false;
     const auto* record = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
         type->getCanonicalTypeInternal()->getAsCXXRecordDecl());
-    if (record == nullptr) return std::nullopt;
-    std::vector<std::string> mutexes;
-    auto add = [&mutexes](const clang::TemplateArgument& argument) {
-      const clang::CXXRecordDecl* mutex = argument.getKind() == clang::TemplateArgument::Type
-                                              ? argument.getAsType()->getAsCXXRecordDecl()
-                                              : nullptr;
-      mutexes.push_back(mutex != nullptr ? mutex->getQualifiedNameAsString() : "");
-    };
-    for (const clang::TemplateArgument& argument : record->getTemplateArgs().asArray()) {
-      if (argument.getKind() == clang::TemplateArgument::Pack) {  // std::scoped_lock<M...>
-        for (const clang::TemplateArgument& element : argument.pack_elements()) add(element);
-      } else {
-        add(argument);
-      }
+    if (record == nullptr ||
+        record->getSpecializedTemplate()->getQualifiedNameAsString() != "std::lock_guard") {
+      return false;
     }
-    return located_lock_of(record->getSpecializedTemplate()->getQualifiedNameAsString(), mutexes);
+    const clang::TemplateArgumentList& args = record->getTemplateArgs();
+    if (args.size() != 1 || args[0].getKind() != clang::TemplateArgument::Type) return false;
+    const clang::CXXRecordDecl* mutex = args[0].getAsType()->getAsCXXRecordDecl();
+    return mutex != nullptr && mutex->getQualifiedNameAsString() == "std::mutex";
   }
 
   // Replaces the source from `begin` to the end of the token at `last_token`, and nothing inside
@@ -864,9 +820,6 @@ bool names_rewritten(const std::string& text) {
                                               "condition_variable",
                                               "condition_variable_any",
                                               "lock_guard",
-                                              "scoped_lock",
-                                              "unique_lock",
-                                              "shared_lock",
                                               "yield",
                                               "sched_yield",
                                               "pthread_yield",

@@ -237,7 +237,9 @@ void run_detect(const DetectArguments& args) {
                  : "the workload " + args.workload_file)
          << "\n"
          << "non-linearizable:   " << report.violations << "/" << report.done << "\n"
-         << "unknown:            " << report.unknown << " (check timed out)\n"
+         << "unknown:            " << report.unknown
+         << (args.isolate ? " (check timed out, or the history was lost with its process)\n"
+                          : " (check timed out)\n")
          << "deadlock/livelock/crash: " << outcome_count(report, dpct::RunOutcome::kDeadlock) << "/"
          << outcome_count(report, dpct::RunOutcome::kLivelock) << "/"
          << outcome_count(report, dpct::RunOutcome::kCrash) << "\n"
