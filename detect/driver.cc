@@ -10,6 +10,7 @@
 #include <exception>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -1161,17 +1162,21 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
   std::vector<std::uint8_t> completed(
       options.time_limit_seconds > 0 && !options.on_result ? histories : 0, 0);
 
-  const dpct::ForkServer::Limits isolation_limits =
-      options.isolate ? IsolatedWorker::limits(options) : dpct::ForkServer::Limits{};
-  auto worker = [&] {
-    std::optional<Worker> state;             // in process
-    std::optional<IsolatedWorker> isolated;  // DriverOptions::isolate
+  const unsigned jobs = static_cast<unsigned>(std::min<std::uint64_t>(options.jobs, histories));
+  // Each worker's fork server is made here, before any worker thread starts, so that its children
+  // are copies of a process no other thread holds a lock in (dpct/fork_server.h).
+  std::vector<std::unique_ptr<IsolatedWorker>> isolated_workers;
+  if (options.isolate) {
+    const dpct::ForkServer::Limits limits = IsolatedWorker::limits(options);
+    for (unsigned j = 0; j < std::max(jobs, 1u); ++j) {
+      isolated_workers.push_back(std::make_unique<IsolatedWorker>(target, options, plan, limits));
+    }
+  }
+  auto worker = [&](unsigned slot) {
+    std::optional<Worker> state;  // in process
+    IsolatedWorker* const isolated = options.isolate ? isolated_workers[slot].get() : nullptr;
     try {
-      if (options.isolate) {
-        isolated.emplace(target, options, plan, isolation_limits);
-      } else {
-        state.emplace(target);
-      }
+      if (!isolated) state.emplace(target);
     } catch (...) {
       std::lock_guard lock(mutex);
       fail();
@@ -1180,7 +1185,7 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
     // However the worker stops, the orders its executor (or its children's) saw join the report's.
     struct MergeOrders {
       std::optional<Worker>& state;
-      std::optional<IsolatedWorker>& isolated;
+      IsolatedWorker* isolated;
       std::mutex& mutex;
       std::vector<std::string>& into;
       ~MergeOrders() {
@@ -1273,12 +1278,11 @@ DetectionReport run_detection(const targets::Target& target, const DriverOptions
       if (progress) progress(counters);
     }
   };
-  const unsigned jobs = static_cast<unsigned>(std::min<std::uint64_t>(options.jobs, histories));
   if (jobs <= 1) {
-    worker();
+    worker(0);
   } else {
     std::vector<std::thread> pool;
-    for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
+    for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker, j);
     for (std::thread& thread : pool) thread.join();
   }
   if (error) std::rethrow_exception(error);

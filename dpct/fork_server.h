@@ -1,4 +1,4 @@
-// ForkServer: runs requests in a child process forked from the caller, so that an object under
+// ForkServer: runs requests in a child process, a copy of the caller, so that an object under
 // test that corrupts its process takes only that child down.
 //
 // In-process recovery (dpct/executor.h: siglongjmp out of a fault, a stalled run abandoned) keeps
@@ -8,27 +8,38 @@
 // driver's own data. `detect --isolate` therefore runs histories in children (as libFuzzer's
 // fork mode and AFL's fork server do): a child serves request after request until its handler
 // asks it to retire (the driver retires one after any run it had to cut short), it dies, or it
-// stops answering; the next request forks a fresh one from the caller, whose memory the object
-// has never touched.
+// stops answering; the next request gets a fresh child, whose memory the object has never
+// touched.
+//
+// The children are forked by a zygote, a single-threaded copy of the caller made when the server
+// is constructed. Forking the caller itself while its other threads run would hand each child
+// whatever locks those threads held at that instant (an allocator's under AddressSanitizer, a
+// mutex of the caller's), and the child would hang on the first one it takes.
 //
 // Contract:
-//   - call() sends a request and waits for the reply. The handler runs in the child on a copy of
-//     the caller's memory at the fork (it may use state captured by reference: it sees, and
-//     changes, the child's copy only) and with one thread, the one that forked.
+//   - Construct the server while the caller's other threads hold no lock that the zygote (the
+//     allocator, fork) or the handler needs, ideally before they start, and keep the
+//     constructing thread alive while the server is used: the zygote is killed when that thread
+//     exits (PR_SET_PDEATHSIG), and its children with it.
+//   - call() sends a request and waits for the reply. The handler runs in a child, on a copy of
+//     the caller's memory as it was at the server's construction (state captured by reference is
+//     read as it was then, and changed in the child's copy only; thread_local state is the
+//     constructing thread's), and with one thread.
 //   - A child that dies or exits before replying, or does not reply within `limits.reply` (or
 //     within `limits.after_fault` of saying it faulted), is killed with SIGKILL and yields a
 //     Reply with `answered` false and `failure` saying how it ended ("died with SIGABRT
-//     (Aborted)", "stopped answering for 60 s and was killed"). The next call forks again. A
-//     child found dead before a request is sent (killed while idle) is replaced first, and the
+//     (Aborted)", "stopped answering for 60 s and was killed"). The next call gets a new child.
+//     A child found dead before a request is sent (killed while idle) is replaced first, and the
 //     request goes to the new one.
 //   - An exception thrown by the handler is rethrown by call() as std::runtime_error with its
-//     message, and the child retires.
-//   - The child ends with _exit: no atexit handler or static destructor of the caller runs there.
-//     It is killed when the thread that forked it exits (PR_SET_PDEATHSIG), and by the destructor.
-//   - Forks of all servers in the process are serialized, and stdio is flushed before each.
-//     The caller's other threads must not hold locks the handler needs while a fork happens (in
-//     the driver they only talk to their own children). glibc makes malloc and stdio safe across
-//     fork; components with a background thread (dpct/watchdog.h) reset it in the child.
+//     message, and the child retires. A zygote that dies or does not answer within a minute is
+//     killed, and this and every later call throws std::runtime_error saying so.
+//   - Children and the zygote end with _exit: no atexit handler or static destructor of the
+//     caller runs there. The destructor ends both.
+//   - Zygotes are made one at a time, and each closes the sockets the caller holds to the other
+//     servers' zygotes and children; it keeps every other descriptor the caller had at the
+//     construction open for the server's life. stdio is flushed before each fork. Components
+//     with a background thread (dpct/watchdog.h) reset it in the child.
 //
 // Thread-safety: a ForkServer is used by one thread at a time; several may run concurrently.
 //
@@ -68,13 +79,14 @@ class ForkServer {
     std::chrono::milliseconds after_fault{0};
   };
 
+  // Forks the zygote; throws std::system_error when it cannot.
   ForkServer(Handler handler, Limits limits);
   ~ForkServer();
   ForkServer(const ForkServer&) = delete;
   ForkServer& operator=(const ForkServer&) = delete;
 
   // Throws std::system_error when no child can be forked, std::runtime_error for the handler's
-  // exception.
+  // exception or when the zygote is gone.
   Reply call(std::string_view request);
 
   // Children forked so far.
@@ -84,9 +96,19 @@ class ForkServer {
   void start();
   // Reaps the child (killing it first when `kill_first`) and says how it ended.
   std::string reap(bool kill_first);
+  // Lets the zygote reap the child (killing it first when `kill_first`) in its own time.
+  void release(bool kill_first);
+  // Why the zygote did not answer.
+  std::string zygote_gone();
+  // Sends the zygote a request and returns its answer (and the socket attached to it); throws
+  // std::runtime_error when the zygote is gone.
+  std::int32_t ask_zygote(int op, bool kill_first, pid_t pid, int* attached);
 
   Handler handler_;
   Limits limits_;
+  pid_t zygote_ = -1;       // -1 once it ended
+  std::string zygote_end_;  // how it ended
+  int control_ = -1;        // the caller's end of the zygote's socket pair
   pid_t child_ = -1;
   int socket_ = -1;      // the caller's end of the socket pair
   int last_status_ = 0;  // the wait status of the child reaped last

@@ -4,8 +4,11 @@
 
 #include <signal.h>
 #include <unistd.h>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <future>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -163,6 +166,85 @@ TEST(ForkServerTest, ServersOnSeveralThreadsEachSeeTheirOwnChildEnd) {
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(deaths[t], 4) << t;
 }
+
+// The children are copies of the caller at construction: a lock another thread of the caller
+// holds when a child is replaced is free in the child (forked from the caller there, the child
+// would wait on it forever).
+TEST(ForkServerTest, ChildrenAreCopiesOfTheCallerAtConstruction) {
+  std::mutex shared;
+  int value = 1;
+  ForkServer server(
+      [&](std::string_view, bool& retire) {
+        retire = true;
+        std::lock_guard lock(shared);
+        return std::to_string(value);
+      },
+      {.reply = milliseconds(5'000)});
+  value = 2;  // after construction: not seen by the children
+  std::promise<void> locked;
+  std::promise<void> done;
+  std::thread holder([&] {
+    std::lock_guard lock(shared);
+    locked.set_value();
+    done.get_future().wait();
+  });
+  locked.get_future().wait();
+  for (int i = 0; i < 3; ++i) {
+    const ForkServer::Reply reply = server.call("x");
+    EXPECT_TRUE(reply.answered) << reply.failure;
+    EXPECT_EQ(reply.data, "1");
+  }
+  done.set_value();
+  holder.join();
+  EXPECT_EQ(server.forks(), 3u);
+}
+
+// No process is left: neither the zygote nor its children, retired (reaped in the zygote's own
+// time) or current.
+TEST(ForkServerTest, TheDestructorEndsTheChildrenAndTheZygote) {
+  std::vector<pid_t> pids;
+  {
+    ForkServer server(
+        [](std::string_view request, bool& retire) {
+          retire = request == "retire";
+          return std::to_string(::getpid()) + " " + std::to_string(::getppid());
+        },
+        {.reply = milliseconds(10'000)});
+    for (const char* request : {"retire", "retire", "stay"}) {
+      const ForkServer::Reply reply = server.call(request);
+      ASSERT_TRUE(reply.answered) << reply.failure;
+      const std::size_t space = reply.data.find(' ');
+      pids.push_back(std::stoi(reply.data.substr(0, space)));
+      if (pids.size() == 1) pids.push_back(std::stoi(reply.data.substr(space + 1)));
+    }
+    EXPECT_NE(pids[1], ::getpid());  // the children's parent is the zygote
+    EXPECT_EQ(::kill(pids.back(), 0), 0);
+  }
+  for (const pid_t pid : pids) {
+    errno = 0;
+    EXPECT_EQ(::kill(pid, 0), -1) << pid;
+    EXPECT_EQ(errno, ESRCH) << pid;
+  }
+}
+
+TEST(ForkServerTest, AZygoteThatDiedEndsEveryLaterCallWithAnError) {
+  ForkServer server([](std::string_view, bool&) { return std::to_string(::getppid()); },
+                    {.reply = milliseconds(10'000)});
+  const ForkServer::Reply first = server.call("x");
+  ASSERT_TRUE(first.answered) << first.failure;
+  ASSERT_EQ(::kill(std::stoi(first.data), SIGKILL), 0);  // the zygote (its child dies with it)
+  std::this_thread::sleep_for(milliseconds(100));
+  for (int i = 0; i < 2; ++i) {
+    try {
+      server.call("x");
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(),
+                   "the process that forks the children running the object (its zygote) died "
+                   "with SIGKILL (Killed)");
+    }
+  }
+}  // and the destructor returns
 
 TEST(ForkServerTest, DescribesWaitStatuses) {
   EXPECT_EQ(describe_wait_status(0), "exited with status 0");
