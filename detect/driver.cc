@@ -132,6 +132,10 @@ std::unique_ptr<dpct::Scheduler> make_scheduler(SchedulerKind kind, const Plan& 
     case SchedulerKind::kPortfolio:
       throw std::logic_error("a portfolio history runs one of its members");
   }
+  if (options.memory_model.value_or(target.memory_model) == dpct::MemoryModel::kC11) {
+    scheduler =
+        std::make_unique<dpct::WeakReadScheduler>(std::move(scheduler), options.read_policy, seed);
+  }
   if (options.heuristic) {
     scheduler = std::make_unique<RoundScheduler>(std::move(scheduler), options.round_ops);
   }
@@ -430,6 +434,11 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
       options.scheduler == SchedulerKind::kPortfolio) {
     plan.description +=
         std::string(", window member pauses: ") + dpct::window_pauses_name(options.window_pauses);
+  }
+  if (options.scheduler != SchedulerKind::kNative &&
+      options.memory_model.value_or(target.memory_model) == dpct::MemoryModel::kC11) {
+    plan.description += ", memory model c11 (reads " +
+                        dpct::read_policy_text(options.read_policy) + ")";
   }
   set_role_mixes(plan, target, options);
   if (!options.workload && options.shapes != ShapeMix::kEven && options.threads >= 2 &&
@@ -956,8 +965,9 @@ std::string weak_order_note(const targets::Target& target, const std::vector<std
   return target.name + " uses memory orders weaker than seq_cst at " +
          std::to_string(sites.size()) + (sites.size() == 1 ? " access site" : " access sites") +
          " (" + listed +
-         "); controlled runs are sequentially consistent, so bugs that need a weaker order (a "
-         "stale read, a missing release/acquire or fence) were not explored";
+         "); these runs were sequentially consistent, so bugs that need a weaker order (a "
+         "stale read, a missing release/acquire or fence) were not explored: --memory-model c11 "
+         "explores them";
 }
 
 std::string controlled_scheduler_names(bool with_portfolio) {

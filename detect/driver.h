@@ -80,6 +80,7 @@
 #include "detect/saved_run.h"
 #include "dpct/scheduler.h"
 #include "dpct/step_estimator.h"
+#include "dpct/weak_reads.h"
 #include "dpct/window_scheduler.h"
 #include "targets/registry.h"
 
@@ -198,6 +199,12 @@ struct DriverOptions {
   std::uint64_t max_steps = 200'000;    // executor's cap before a run counts as a livelock
   bool native_noise = true;             // native: delays from dpct::draw_noise_plan(seed)
   StepEstimatorFactory step_estimator;  // kDpct (empty: pct, reported) and kSurw
+  // The memory model of the controlled runs (dpct/memory_model.h); nullopt: the target's
+  // (targets::Target::memory_model). Under c11 every controlled scheduler, the portfolio's
+  // members and the pilot runs too, draws the loads' read decisions by `read_policy`
+  // (dpct/weak_reads.h). Native runs are real threads: the hardware's memory model.
+  std::optional<dpct::MemoryModel> memory_model;
+  dpct::ReadPolicy read_policy;
   // A fixed workload (a user's scenario) run by every history under a fresh schedule, instead of
   // random workloads drawn from the target's generators; `threads` and `ops_per_thread` are then
   // ignored. Its calls must be methods of the target.
@@ -373,6 +380,11 @@ class RoundScheduler final : public dpct::Scheduler {
                         std::span<const dpct::ThreadId> enabled) override;
   void end(dpct::Schedule& schedule) override;
   void reseed(std::uint64_t seed) override { inner_->reseed(seed); }
+  dpct::MemoryModel memory_model() const override { return inner_->memory_model(); }
+  std::size_t choose_read(const dpct::ReadPoint& point,
+                          std::span<const dpct::StoreId> candidates) override {
+    return inner_->choose_read(point, candidates);
+  }
 
   std::size_t rounds_started() const { return round_ + 1; }
 

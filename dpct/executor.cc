@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,7 @@
 
 #include "dpct/fork_server.h"
 #include "dpct/watchdog.h"
+#include "dpct/weak_memory.h"
 #include "history/value.h"
 
 namespace linfault::dpct {
@@ -191,6 +193,19 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   bool notified(std::uint64_t ticket) override;
   void cancel_waiter(std::uint64_t ticket) override;
   std::uint64_t logical_thread() const override;
+  void weak_load(const Access& access, std::size_t size, const void* current, void* out,
+                 const void* expected) override;
+  void weak_store(const Access& access, std::size_t size, const void* before,
+                  const void* written) override;
+  void weak_read_modify_write(const Access& access, std::size_t size, const void* before,
+                              const void* written) override;
+  void weak_construct(const void* address) override;
+  // The trace step of each store (record_trace), for the reports of stale reads.
+  void note_store(const void* address);
+  std::string describe_store(const void* address, const StoreId& id) const;
+  std::map<std::pair<const void*, StoreId>, std::size_t> store_steps_;
+  void fence(std::memory_order order, const SourceLocation& where) override;
+  void synchronize(const void* object, bool acquire) override;
   PendingStep pending(ThreadId thread) const override;
   std::string object_name(const void* address, const std::string& type) override;
 
@@ -379,6 +394,7 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::vector<ThreadId> enabled_;
   std::vector<std::pair<const char*, std::uint32_t>> file_cache_;
   Run spare_;  // a recycled run whose buffers the next execute() takes (Executor::recycle)
+  std::vector<StoreId> spare_reads_;
   // Object names given so far ("node#2"), and how many objects of each type have one.
   std::unordered_map<const void*, std::string> object_names_;
   std::unordered_map<std::string, std::uint32_t> objects_of_type_;
@@ -398,6 +414,13 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   std::unordered_set<std::uint64_t> weak_keys_;
   std::vector<std::pair<const char*, std::uint32_t>> weak_sites_;
   std::size_t decisions_hint_ = 0;  // decisions of the previous run (execute reserves room)
+  // Weak memory (Scheduler::memory_model() kC11): the C++20 model of this run's atomics. Ps and
+  // Pr run as its thread 0, after every earlier event (synchronize_all at each boundary).
+  WeakMemory memory_{1};
+  char returned_ = 0;  // the object operations return to (ExecutionOptions::synchronize_operations)
+  WeakMemory::Thread model_thread() const {
+    return phase_ == Phase::kConcurrent ? static_cast<WeakMemory::Thread>(running_) : 0;
+  }
   std::size_t running_ = 0;
   std::size_t previous_ = 0;
   bool priming_ = false;
@@ -713,6 +736,7 @@ void Executor::Impl::run_thread(ThreadId t) {
     history::Value result = object_->invoke((*th.calls)[th.op]);
     if (!th.invoked) record_invoke(t);
     if (options_->record_history) builder_->respond(t, history::Outcome::kOk, std::move(result));
+    if (weak_memory() && options_->synchronize_operations) memory_.release_to(t, &returned_);
     if (aborting_) return;  // cut short at a point that could not throw (an unlock)
   }
 }
@@ -868,8 +892,9 @@ void Executor::Impl::before_access(const Access& access) {
     if (std::uncaught_exceptions() == 0 && may_throw) throw AbortRun{};
     return;
   }
-  if (access.order != std::memory_order_seq_cst ||
-      access.failure_order != std::memory_order_seq_cst) {
+  if ((access.order != std::memory_order_seq_cst ||
+       access.failure_order != std::memory_order_seq_cst) &&
+      !weak_memory()) {
     note_order(access);
   }
   if (phase_ != Phase::kConcurrent) {
@@ -878,10 +903,12 @@ void Executor::Impl::before_access(const Access& access) {
   }
   if (!priming_ && spins(threads_[running_thread()], access)) {
     const Access hint{AccessKind::kYield, nullptr, access.where};
+    if (weak_memory()) memory_.spin_hint(model_thread());
     arrive(hint, may_throw);
     if (aborting_) return;
     pass(hint);
   }
+  if (access.kind == AccessKind::kYield && weak_memory()) memory_.spin_hint(model_thread());
   arrive(access, may_throw);
   if (!aborting_) pass(access);
 }
@@ -990,6 +1017,7 @@ void Executor::Impl::lock(const void* mutex, bool& held, const SourceLocation& w
     if (aborting_) throw AbortRun{};
   }
   held = true;
+  if (weak_memory()) memory_.acquire_from(model_thread(), mutex);
 }
 
 bool Executor::Impl::try_lock(const void* mutex, bool& held, const SourceLocation& where) {
@@ -1007,6 +1035,7 @@ bool Executor::Impl::try_lock(const void* mutex, bool& held, const SourceLocatio
   if (options_->record_trace && !run_->trace.empty()) run_->trace.back().success = !held;
   if (held) return false;
   held = true;
+  if (weak_memory()) memory_.acquire_from(model_thread(), mutex);
   return true;
 }
 
@@ -1025,6 +1054,7 @@ void Executor::Impl::unlock(const void* mutex, bool& held, const SourceLocation&
   if (!held)
     throw std::logic_error("unlock at " + location(where) + " of a mutex that is not locked");
   held = false;
+  if (weak_memory()) memory_.release_to(model_thread(), mutex);
   for (Thread& th : threads_) {
     if (th.status == Status::kBlocked && th.waiting_for == mutex) {
       th.status = Status::kRunnable;
@@ -1123,6 +1153,101 @@ void Executor::Impl::notify(const void* address, bool all) {
   if (anyone && !all) offers_.push_back(Offer{address});
 }
 
+void Executor::Impl::weak_load(const Access& access, std::size_t size, const void* current,
+                               void* out, const void* expected) {
+  const WeakMemory::Thread thread = model_thread();
+  const std::span<const StoreId> candidates =
+      memory_.load_candidates(thread, access.address, size, access.order, current, expected);
+  std::size_t choice = 0;
+  // A wait's load reads the newest store (dpct/shared.h), and so do Ps, Pr and a run being cut
+  // short, which have nothing to decide.
+  if (candidates.size() > 1 && access.kind != AccessKind::kWait && phase_ == Phase::kConcurrent &&
+      !aborting_) {
+    Schedule& schedule = run_->schedule;
+    try {
+      choice = scheduler_->choose_read(
+          ReadPoint{thread, &access, schedule.reads.size(), schedule.decisions.size()}, candidates);
+      if (choice >= candidates.size()) {
+        throw std::logic_error("scheduler chose read " + std::to_string(choice) + " of " +
+                               std::to_string(candidates.size()) + " candidates");
+      }
+      schedule.reads.push_back(candidates[choice]);
+      if (choice != 0) ++run_->stale_reads;
+    } catch (...) {
+      error_ = std::current_exception();
+      aborting_ = true;
+      choice = 0;
+    }
+  }
+  // The trace's last step is this load's when it made a read decision (a wait's re-read after a
+  // notify, or a load of a run being cut short, may follow another thread's step).
+  if (options_->record_trace && candidates.size() > 1 && access.kind != AccessKind::kWait &&
+      phase_ == Phase::kConcurrent && !aborting_ && !run_->trace.empty()) {
+    TraceStep& step = run_->trace.back();
+    step.read_from = candidates[choice];
+    step.newer_stores = static_cast<std::uint32_t>(choice);
+    if (choice != 0) {
+      const std::string read = describe_store(access.address, candidates[choice]);
+      step.stale =
+          "read " + (read.empty() ? "the value it held before the run" : "the store of " + read) +
+          "; " +
+          (choice == 1
+               ? "the newer store of "
+               : "the newest of " + std::to_string(choice) + " newer stores, the store of ") +
+          describe_store(access.address, candidates[0]) +
+          " was not visible: nothing orders it before this load";
+    }
+  }
+  std::memmove(out, memory_.commit_load(choice), size);
+}
+
+void Executor::Impl::weak_store(const Access& access, std::size_t size, const void* before,
+                                const void* written) {
+  memory_.store(model_thread(), access.address, size, access.order, before, written);
+  note_store(access.address);
+}
+
+void Executor::Impl::weak_read_modify_write(const Access& access, std::size_t size,
+                                            const void* before, const void* written) {
+  memory_.read_modify_write(model_thread(), access.address, size, access.order, before, written);
+  note_store(access.address);
+}
+
+void Executor::Impl::note_store(const void* address) {
+  if (!options_->record_trace || run_->trace.empty()) return;
+  if (const std::optional<StoreId> id = memory_.newest_store(address)) {
+    store_steps_[{address, *id}] = run_->trace.size() - 1;
+  }
+}
+
+// "step 12 (t0, ring.cc:23, relaxed)"; empty for the location's initial value.
+std::string Executor::Impl::describe_store(const void* address, const StoreId& id) const {
+  if (id.initial()) return "";
+  const auto it = store_steps_.find({address, id});
+  if (it == store_steps_.end()) return store_id_text(id);
+  const TraceStep& step = run_->trace[it->second];
+  const std::string who = step.phase == Phase::kConcurrent ? "t" + std::to_string(step.thread)
+                          : step.phase == Phase::kSetup    ? "Ps"
+                                                           : "Pr";
+  return "step " + std::to_string(it->second + 1) + " (" + who + ", " + step.file + ":" +
+         std::to_string(step.line) + ", " + memory_order_name(step.order) + ")";
+}
+
+void Executor::Impl::weak_construct(const void* address) { memory_.forget(address); }
+
+void Executor::Impl::fence(std::memory_order order, const SourceLocation&) {
+  if (weak_memory() && !aborting_) memory_.fence(model_thread(), order);
+}
+
+void Executor::Impl::synchronize(const void* object, bool acquire) {
+  if (!weak_memory()) return;
+  if (acquire) {
+    memory_.acquire_from(model_thread(), object);
+  } else {
+    memory_.release_to(model_thread(), object);
+  }
+}
+
 std::uint64_t Executor::Impl::logical_thread() const {
   return phase_ == Phase::kConcurrent ? running_thread() : std::numeric_limits<ThreadId>::max();
 }
@@ -1148,6 +1273,7 @@ void Executor::Impl::record_invoke(ThreadId t) {
   Thread& th = threads_[t];
   th.invoked = true;
   if (options_->record_history) builder_->invoke(t, (*th.calls)[th.op]);
+  if (weak_memory() && options_->synchronize_operations) memory_.acquire_from(t, &returned_);
 }
 
 void Executor::Impl::fail(RunOutcome outcome, std::string message) {
@@ -1229,6 +1355,7 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
     run.schedule.points = std::move(spare_.schedule.points);
     run.schedule.points.clear();
   }
+  spare_reads_ = std::move(spare_.schedule.reads);
   spare_ = Run{};
   const std::size_t expected_decisions =
       std::min(decisions_hint_ + decisions_hint_ / 4, kMaxReservedDecisions);
@@ -1247,6 +1374,14 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   waiters_.clear();
   offers_.clear();
   forget_lock_states();
+  const bool weak = scheduler.memory_model() == MemoryModel::kC11;
+  set_weak_memory(weak);
+  run.schedule.memory_model = scheduler.memory_model();
+  if (spare_reads_.capacity() <= kMaxReservedDecisions)
+    run.schedule.reads = std::move(spare_reads_);
+  run.schedule.reads.clear();
+  if (weak) memory_.reset(std::max<std::size_t>(1, workload.threads.size()));
+  store_steps_.clear();
   holds_baton_ = true;  // the caller runs the object's code until it hands a thread a baton
   sequential_fault_on_thread_zero_ = false;
   ending_thread_zero_ = false;
@@ -1357,8 +1492,10 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
   {
     ScopedContext installed(this);
     if (sequential(workload.setup, Phase::kSetup)) {
+      if (weak_memory()) memory_.synchronize_all();
       phase_ = Phase::kConcurrent;
       run_concurrent(workload);
+      if (weak_memory()) memory_.synchronize_all();
       if (!aborting_) sequential(workload.reveal, Phase::kReveal);
     }
   }

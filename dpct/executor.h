@@ -82,6 +82,7 @@
 #include <string>
 #include <vector>
 
+#include "dpct/memory_model.h"
 #include "dpct/schedule.h"
 #include "dpct/scheduler.h"
 #include "dpct/shared.h"
@@ -114,6 +115,14 @@ struct ExecutionOptions {
   // The seed of the history this run is (detect's), which the stall watchdog names
   // (dpct/watchdog.h) if the run stalls; none for runs that are not a campaign's history.
   std::optional<std::uint64_t> history_seed = std::nullopt;
+  // Weak memory (memory model c11): the return of each operation of the concurrent part
+  // synchronizes with the start (its first access) of every operation that starts after it, as
+  // a client that orders its threads' calls would (a flag, a mutex, a join). Execution order
+  // between operations that do not overlap is then happens-before, so checking linearizability
+  // against it reports only what such a client can observe; operations that overlap stay
+  // unordered. Off (litmus programs, which are no objects), only the object's own accesses
+  // synchronize.
+  bool synchronize_operations = true;
   // Have the scheduler write its name and parameters into Run::schedule (Scheduler::end). A
   // caller that keeps few of its runs turns it off and calls scheduler.end(run.schedule) itself
   // for those it keeps, before the scheduler's next begin(): formatting the parameters of every
@@ -127,9 +136,9 @@ struct TraceStep {
   ThreadId thread = 0;       // logical thread; 0 for Ps and Pr
   std::size_t op_index = 0;  // index of the call in its list (setup, threads[thread], reveal)
   AccessKind kind = AccessKind::kLoad;
-  // The memory order the access was called with (Access::order); controlled execution is
-  // sequentially consistent whatever it is. For a compare-exchange, `order` is the success order
-  // and `failure_order` the order of a failed one.
+  // The memory order the access was called with (Access::order): a sequentially consistent run
+  // records it only; a C++20-model run follows it. For a compare-exchange, `order` is the success
+  // order and `failure_order` the order of a failed one.
   std::memory_order order = std::memory_order_seq_cst;
   std::memory_order failure_order = std::memory_order_seq_cst;
   std::string file;  // base name
@@ -138,6 +147,14 @@ struct TraceStep {
   std::string read;     // value read (loads, RMWs); empty when not applicable
   std::string written;  // value written (stores, RMWs)
   bool success = true;  // false for a failed compare-exchange or try_lock
+  // Weak memory (memory model c11), for loads of the concurrent part: the store the load read,
+  // and how many newer stores of the location it did not see (0: it read the newest).
+  std::optional<StoreId> read_from;
+  std::uint32_t newer_stores = 0;
+  // For a load that read an older store: which store it read and which newer one it did not see,
+  // by their steps ("the store of step 7 (T0, ring.cc:21, relaxed); the newer store of step 12
+  // (T1, ring.cc:23, relaxed) was not visible"); empty otherwise.
+  std::string stale;
 };
 
 struct Run {
@@ -149,6 +166,8 @@ struct Run {
   // Scheduling points at shared accesses (loads, stores, locks, ...) of the concurrent part. 0
   // means its calls ran without one: nothing could be interleaved (uninstrumented shared state).
   std::uint64_t access_points = 0;
+  // Weak memory: the read decisions that read an older store than the newest.
+  std::uint64_t stale_reads = 0;
   std::vector<TraceStep> trace;
 };
 

@@ -39,8 +39,35 @@ struct SleepSetBlocked {};
 // Follows a stack of decision frames: the prefix left by the previous run, then first choices.
 class ExhaustiveScheduler final : public Scheduler {
  public:
-  ExhaustiveScheduler(std::optional<unsigned> bound, bool reduce)
-      : bound_(bound), reduce_(reduce && !bound) {}
+  ExhaustiveScheduler(std::optional<unsigned> bound, bool reduce, MemoryModel model)
+      : bound_(bound),
+        reduce_(reduce && !bound && model == MemoryModel::kSequential),
+        model_(model) {}
+
+  MemoryModel memory_model() const override { return model_; }
+
+  // A read decision is a frame of its own, whose alternatives are the candidates' indices
+  // (newest first: the first run reads the newest everywhere). Never a preemption.
+  std::size_t choose_read(const ReadPoint&, std::span<const StoreId> candidates) override {
+    complete_open_event();
+    const auto count = static_cast<Mask>(candidates.size());
+    if (depth_ == frames_.size()) {
+      Frame frame;
+      frame.read = true;
+      frame.allowed = count;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        frame.alternatives.push_back(static_cast<ThreadId>(i));
+      }
+      frame.preemptions_before = preemptions_;
+      frames_.push_back(std::move(frame));
+    } else if (!frames_[depth_].read || frames_[depth_].allowed != count) {
+      throw std::runtime_error(
+          "exhaustive exploration: the workload is not deterministic (decision " +
+          std::to_string(depth_) + " is another read or thread decision than before)");
+    }
+    const Frame& frame = frames_[depth_++];
+    return frame.alternatives[frame.chosen];
+  }
 
   bool reduces() const { return reduce_; }
 
@@ -109,7 +136,7 @@ class ExhaustiveScheduler final : public Scheduler {
       frames_.push_back(std::move(frame));
     } else {
       const Frame& frame = frames_[depth_];
-      if (frame.allowed != allowed || frame.preemptions_before != preemptions_) {
+      if (frame.read || frame.allowed != allowed || frame.preemptions_before != preemptions_) {
         throw std::runtime_error(
             "exhaustive exploration: the workload is not deterministic (decision " +
             std::to_string(depth_) + " sees other enabled threads than before)");
@@ -177,8 +204,9 @@ class ExhaustiveScheduler final : public Scheduler {
     Mask ends = 0;
   };
   struct Frame {
+    bool read = false;  // a read decision: alternatives are candidate indices (choose_read)
     std::vector<ThreadId> alternatives;  // the running thread first when it may continue
-    Mask allowed = 0;                    // the threads among `alternatives`
+    Mask allowed = 0;  // the threads among `alternatives` (a read frame: how many there are)
     std::size_t chosen = 0;
     unsigned preemptions_before = 0;
     bool preemptible = false;  // switching away from alternatives[0] is a preemption
@@ -451,6 +479,7 @@ class ExhaustiveScheduler final : public Scheduler {
 
   std::optional<unsigned> bound_;
   bool reduce_;
+  MemoryModel model_;
   std::vector<Frame> frames_;
   std::uint64_t runs_ = 0;
 
@@ -500,7 +529,7 @@ ExhaustiveResult explore_exhaustively(Executor& executor, const ObjectFactory& f
                                       const Workload& workload, const ExhaustiveOptions& options,
                                       const std::function<bool(const Run&)>& stop) {
   ExhaustiveResult result;
-  ExhaustiveScheduler scheduler(options.max_preemptions, options.reduce);
+  ExhaustiveScheduler scheduler(options.max_preemptions, options.reduce, options.memory_model);
   result.reduced = scheduler.reduces();
   while (true) {
     try {

@@ -68,6 +68,10 @@ struct ExhaustiveOptions {
   std::optional<unsigned> max_preemptions;  // nullopt: every schedule
   std::uint64_t max_executions = 0;         // 0: no limit (redundant runs count too)
   bool reduce = true;  // partial-order reduction; full enumeration under a preemption bound
+  // kC11: every read decision of every interleaving too (dpct/memory_model.h). The
+  // partial-order reduction does not cover read decisions yet: under c11 every interleaving is
+  // enumerated (ExhaustiveResult::reduced says so).
+  MemoryModel memory_model = MemoryModel::kSequential;
   // Stop (not exhausted) once this time has passed, checked after every run.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   ExecutionOptions execution;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "dpct/exhaustive.h"
 #include "dpct/shared.h"
 #include "dpct/weak_memory.h"
 
@@ -707,6 +708,90 @@ std::set<LitmusOutcome> axiomatic_outcomes(const LitmusProgram& program) {
 
 std::set<LitmusOutcome> weak_memory_outcomes(const LitmusProgram& program) {
   return WeakMemorySearch(program, validate(program)).run();
+}
+
+namespace {
+
+// A litmus program as an object: call t runs thread t's operations; the destructor (after Pr,
+// natively) writes the registers and each location's final value (its newest store: the
+// modification order's last, as modification order is execution order) into `sink`.
+class LitmusObject final : public ObjectUnderTest {
+ public:
+  LitmusObject(const LitmusProgram& program, Shape shape, LitmusOutcome& sink)
+      : program_(program),
+        shape_(shape),
+        sink_(sink),
+        registers_(static_cast<std::size_t>(shape.registers), 0) {}
+  ~LitmusObject() override {
+    sink_.registers = registers_;
+    sink_.finals.clear();
+    for (int l = 0; l < shape_.locations; ++l) sink_.finals.push_back(locations_[l].unsafe_peek());
+  }
+  LitmusObject(const LitmusObject&) = delete;
+  LitmusObject& operator=(const LitmusObject&) = delete;
+
+  history::Value invoke(const history::Call& call) override {
+    const auto thread = static_cast<std::size_t>(call.args.at(0).as_int());
+    for (const LitmusOp& op : program_.threads.at(thread)) {
+      std::int64_t read = 0;
+      switch (op.kind) {
+        case LitmusOp::kLoad:
+          read = locations_[op.location].load(op.order);
+          break;
+        case LitmusOp::kStore:
+          locations_[op.location].store(op.value, op.order);
+          continue;
+        case LitmusOp::kFetchAdd:
+          read = locations_[op.location].fetch_add(op.value, op.order);
+          break;
+        case LitmusOp::kFence:
+          dpct::atomic_thread_fence(op.order);
+          continue;
+      }
+      if (op.reg >= 0) registers_[static_cast<std::size_t>(op.reg)] = read;
+    }
+    return {};
+  }
+
+ private:
+  const LitmusProgram& program_;
+  Shape shape_;
+  LitmusOutcome& sink_;
+  std::vector<std::int64_t> registers_;
+  Atomic<std::int64_t> locations_[kMaxLocations] = {};
+};
+
+}  // namespace
+
+std::set<LitmusOutcome> executed_outcomes(const LitmusProgram& program, MemoryModel model,
+                                          std::uint64_t* executions) {
+  const Shape shape = validate(program);
+  Workload workload;
+  for (std::size_t t = 0; t < program.threads.size(); ++t) {
+    workload.threads.push_back({history::Call{"thread", {static_cast<std::int64_t>(t)}}});
+  }
+  LitmusOutcome outcome;
+  const ObjectFactory factory = [&] {
+    return std::make_unique<LitmusObject>(program, shape, outcome);
+  };
+  std::set<LitmusOutcome> outcomes;
+  Executor executor;
+  ExhaustiveOptions options;
+  options.memory_model = model;
+  options.execution.record_history = false;
+  options.execution.record_points = false;
+  options.execution.synchronize_operations = false;  // a thread is no client's operation
+  const ExhaustiveResult result =
+      explore_exhaustively(executor, factory, workload, options, [&](const Run& run) {
+        if (run.outcome != RunOutcome::kOk) {
+          throw std::logic_error("litmus program " + program.describe() + ": a run ended as " +
+                                 run_outcome_name(run.outcome) + ": " + run.message);
+        }
+        outcomes.insert(outcome);
+        return false;
+      });
+  if (executions != nullptr) *executions = result.executions;
+  return outcomes;
 }
 
 }  // namespace linfault::dpct

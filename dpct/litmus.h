@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "dpct/memory_model.h"
+
 namespace linfault::dpct {
 
 struct LitmusOp {
@@ -94,6 +96,14 @@ LitmusProgram random_litmus_program(std::uint64_t seed, bool seq_cst_only);
 // events or 4 threads, or with a register that two operations set.
 std::set<LitmusOutcome> axiomatic_outcomes(const LitmusProgram& program);
 std::set<LitmusOutcome> weak_memory_outcomes(const LitmusProgram& program);
+
+// The outcomes of running the program as an object under test: each thread a call on
+// dpct::Atomic<std::int64_t> locations and dpct::atomic_thread_fence, through the Executor,
+// under every interleaving and (c11) every read decision (explore_exhaustively). So this checks
+// the executor's wiring of the model (dpct/executor.h, dpct/shared.h), not only the model.
+// `executions` receives the runs made. Throws as the two above.
+std::set<LitmusOutcome> executed_outcomes(const LitmusProgram& program, MemoryModel model,
+                                          std::uint64_t* executions = nullptr);
 
 }  // namespace linfault::dpct
 

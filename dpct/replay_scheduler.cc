@@ -60,6 +60,7 @@ ReplayScheduler::ReplayScheduler(Schedule schedule, ReplayMode mode)
 
 void ReplayScheduler::begin(const RunInfo&) {
   next_ = 0;
+  next_read_ = 0;
   divergences_ = 0;
 }
 
@@ -98,6 +99,33 @@ ThreadId ReplayScheduler::choose(const SchedulingPoint& point, std::span<const T
   return recorded;
 }
 
+std::size_t ReplayScheduler::choose_read(const ReadPoint& point,
+                                         std::span<const StoreId> candidates) {
+  const std::size_t index = next_read_++;
+  const std::string where = "thread " + std::to_string(point.thread) + " at " +
+                            std::string(base_name(point.access->where.file_name())) + ":" +
+                            std::to_string(point.access->where.line());
+  std::string problem;
+  if (index >= schedule_.reads.size()) {
+    problem = "the schedule records only " + std::to_string(schedule_.reads.size()) +
+              " read decisions; the run reads at " + where;
+  } else {
+    const StoreId recorded = schedule_.reads[index];
+    const auto found = std::find(candidates.begin(), candidates.end(), recorded);
+    if (found != candidates.end()) return static_cast<std::size_t>(found - candidates.begin());
+    std::string readable;
+    for (const StoreId& id : candidates)
+      readable += (readable.empty() ? "" : ",") + store_id_text(id);
+    problem = "recorded store " + store_id_text(recorded) + " is not readable by " + where +
+              " (readable: " + readable + ")";
+  }
+  if (mode_ == ReplayMode::kStrict) {
+    throw ScheduleDivergence("schedule divergence: read " + std::to_string(index) + ": " + problem);
+  }
+  ++divergences_;
+  return 0;
+}
+
 void ReplayScheduler::end(Schedule& schedule) {
   if (next_ < schedule_.decisions.size()) {
     if (mode_ == ReplayMode::kStrict) {
@@ -106,6 +134,15 @@ void ReplayScheduler::end(Schedule& schedule) {
                                " recorded decisions");
     }
     ++divergences_;
+  }
+  if (next_read_ < schedule_.reads.size()) {
+    if (mode_ == ReplayMode::kStrict) {
+      throw ScheduleDivergence("schedule divergence: the run ended after " +
+                               std::to_string(next_read_) + " of " +
+                               std::to_string(schedule_.reads.size()) + " recorded read decisions");
+    }
+    // Fewer reads than recorded is no divergence of a lenient replay: a shrunk schedule drops
+    // the trailing reads on purpose.
   }
   schedule.scheduler = schedule_.scheduler;
   schedule.parameters = schedule_.parameters;

@@ -5,14 +5,19 @@
 //   - a decision whose recorded thread is not enabled now;
 //   - a decision taken at a different point than recorded (other thread, kind, file or line),
 //     when the schedule has points;
-//   - the run needing more decisions than recorded, or ending before using them all.
+//   - the run needing more decisions than recorded, or ending before using them all;
+//   - for a weak-memory schedule (memory model c11, which the replay follows), a read decision
+//     whose recorded store is not among the load's candidates, or read decisions left over or
+//     missing, as for thread decisions.
 // The message names the decision number, the expected and actual thread and both locations.
 //
 // Lenient mode never throws: on a divergence it takes the recorded thread if it is enabled,
 // otherwise lets the thread at the point continue (or the lowest enabled thread), and counts the
-// divergence. The minimizer uses it to replay a detection schedule on a test case from which
-// operations were removed. The recorded schedule of a lenient replay is what actually ran; its
-// parameters are the original's plus "diverged=N" when N > 0.
+// divergence; a read whose recorded store cannot be read, or past the recorded reads, reads the
+// newest store (so dropping recorded reads from the end shrinks a run towards fewer stale reads).
+// The minimizer uses it to replay a detection schedule on a test case from which operations were
+// removed. The recorded schedule of a lenient replay is what actually ran; its parameters are the
+// original's plus "diverged=N" when N > 0.
 //
 // A strict replay records the same schedule it replays (scheduler name and parameters copied).
 //
@@ -46,6 +51,8 @@ class ReplayScheduler final : public Scheduler {
   void begin(const RunInfo& info) override;
   ThreadId choose(const SchedulingPoint& point, std::span<const ThreadId> enabled) override;
   void end(Schedule& schedule) override;
+  MemoryModel memory_model() const override { return schedule_.memory_model; }
+  std::size_t choose_read(const ReadPoint& point, std::span<const StoreId> candidates) override;
 
   // Divergences of the last run (lenient mode).
   std::uint64_t divergences() const { return divergences_; }
@@ -58,6 +65,7 @@ class ReplayScheduler final : public Scheduler {
   Schedule schedule_;
   ReplayMode mode_;
   std::size_t next_ = 0;
+  std::size_t next_read_ = 0;
   std::uint64_t divergences_ = 0;
 };
 

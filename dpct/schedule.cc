@@ -162,6 +162,10 @@ std::string Schedule::to_text() const {
       if (has_file) previous_file = tag.file;
     }
   }
+  if (memory_model == MemoryModel::kC11) {
+    out += " | reads";
+    for (const StoreId& id : reads) out += " " + store_id_text(id);
+  }
   return out;
 }
 
@@ -171,6 +175,26 @@ Schedule Schedule::from_text(std::string_view text) {
   if (bar1 == std::string_view::npos) {
     throw ScheduleFormatError(
         "schedule text: missing '|' between the parameters and the decisions");
+  }
+  // The last section is the reads when it starts with the word "reads" (no point or decision
+  // does).
+  if (const std::size_t last = text.rfind('|'); last != bar1) {
+    const std::vector<Token> tokens = tokenize(text.substr(last + 1), last + 1);
+    if (!tokens.empty() && tokens[0].text == "reads") {
+      s.memory_model = MemoryModel::kC11;
+      if (tokens.size() > kMaxDecisions) {
+        fail_at(tokens[0].column, "more than " + std::to_string(kMaxDecisions) + " reads");
+      }
+      for (std::size_t i = 1; i < tokens.size(); ++i) {
+        const std::optional<StoreId> id = parse_store_id(tokens[i].text);
+        if (!id) {
+          fail_at(tokens[i].column, "bad read '" + std::string(tokens[i].text) +
+                                        "' (expected T.S, i, or either with /K)");
+        }
+        s.reads.push_back(*id);
+      }
+      text = text.substr(0, last);
+    }
   }
   std::size_t bar2 = text.find('|', bar1 + 1);
   std::string_view header = text.substr(0, bar1);
@@ -232,6 +256,12 @@ nlohmann::json Schedule::to_json() const {
     for (const PointTag& tag : points) pts.push_back(point_text(*this, tag, true));
     out["points"] = std::move(pts);
   }
+  if (memory_model == MemoryModel::kC11) {
+    out["memory_model"] = memory_model_name(memory_model);
+    nlohmann::json ids = nlohmann::json::array();
+    for (const StoreId& id : reads) ids.push_back(store_id_text(id));
+    out["reads"] = std::move(ids);
+  }
   return out;
 }
 
@@ -241,7 +271,8 @@ Schedule Schedule::from_json(const nlohmann::json& json) {
   };
   if (!json.is_object()) fail("expected an object");
   for (const auto& [key, unused] : json.items()) {
-    if (key != "scheduler" && key != "parameters" && key != "decisions" && key != "points") {
+    if (key != "scheduler" && key != "parameters" && key != "decisions" && key != "points" &&
+        key != "memory_model" && key != "reads") {
       fail("unknown field \"" + key + "\"");
     }
   }
@@ -278,11 +309,29 @@ Schedule Schedule::from_json(const nlohmann::json& json) {
       ++index;
     }
   }
+  if (json.contains("memory_model")) {
+    const nlohmann::json& model = json["memory_model"];
+    const std::optional<MemoryModel> parsed =
+        model.is_string() ? parse_memory_model(model.get<std::string>()) : std::nullopt;
+    if (!parsed) fail("\"memory_model\" must be \"sc\" or \"c11\"");
+    s.memory_model = *parsed;
+  }
+  if (json.contains("reads")) {
+    if (s.memory_model != MemoryModel::kC11) fail("\"reads\" needs \"memory_model\": \"c11\"");
+    if (!json["reads"].is_array()) fail("\"reads\" must be an array");
+    for (const nlohmann::json& r : json["reads"]) {
+      const std::optional<StoreId> id =
+          r.is_string() ? parse_store_id(r.get<std::string>()) : std::nullopt;
+      if (!id) fail("reads must be store names (\"T.S\", \"i\", either with \"/K\")");
+      s.reads.push_back(*id);
+    }
+  }
   return s;
 }
 
 bool operator==(const Schedule& a, const Schedule& b) {
   if (a.scheduler != b.scheduler || a.decisions != b.decisions ||
+      a.memory_model != b.memory_model || a.reads != b.reads ||
       a.points.size() != b.points.size() || a.parameters.size() != b.parameters.size()) {
     return false;
   }

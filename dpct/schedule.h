@@ -12,6 +12,9 @@
 //   pct seed=42 n=2 k=37 d=3 prio=4,3 cp=12,30 | 0x5 1x3 0x2 | ^ 0@treiber.h:31 @:33 1- ...
 // JSON form: {"scheduler": "pct", "parameters": {"seed": "42", ...}, "decisions": [0, 0, ...],
 //             "points": ["^", "0@treiber.h:31", ...]}.
+// A weak-memory run (memory model c11) ends its text with a section of read decisions,
+// `| reads 1.0 i 0.2/1` (StoreId texts, dpct/memory_model.h; the section is there, maybe empty,
+// exactly for c11 runs), and its JSON has "memory_model": "c11" and "reads": ["1.0", ...].
 // Both round-trip exactly (JSON orders parameters by name).
 //
 // Thread-safety: plain data.
@@ -56,6 +59,10 @@ struct Schedule {
   std::vector<ThreadId> decisions;
   std::vector<PointTag> points;    // empty, or one per decision
   std::vector<std::string> files;  // source file base names referenced by `points`
+  // kC11: the run followed the C++20 model, and `reads` holds its read decisions in order: the
+  // store each load with more than one candidate read (Scheduler::choose_read).
+  MemoryModel memory_model = MemoryModel::kSequential;
+  std::vector<StoreId> reads;
 
   // The value of parameter `name`, or nullptr.
   const std::string* parameter(std::string_view name) const;

@@ -34,6 +34,12 @@
 // divergence check). reseed() makes the next executions a pure function of the seed (run_many
 // and detect's workers use it to run seed after seed on one scheduler object).
 //
+// Weak memory (dpct/memory_model.h): a scheduler whose memory_model() is kC11 makes the
+// executor follow the C++20 model, and is asked at each load of the concurrent part that may
+// read more than one store which of them it reads (choose_read, after the load's choose()). Those
+// read decisions are recorded in the Schedule as the chosen stores' StoreIds. The others run
+// sequentially consistent executions and are never asked.
+//
 // Exceptions thrown by choose(), or by end() when the executor calls it, abort the execution and
 // propagate out of Executor::execute (the replay scheduler reports divergence this way).
 //
@@ -50,6 +56,7 @@
 #include <limits>
 #include <span>
 
+#include "dpct/memory_model.h"
 #include "dpct/shared.h"
 #include "dpct/workload.h"
 
@@ -104,6 +111,14 @@ struct RunInfo {
   const RunView* view = nullptr;       // the threads' next steps while the run is in progress
 };
 
+// A load that may read more than one store (weak memory), for choose_read().
+struct ReadPoint {
+  ThreadId thread = kNoThread;
+  const Access* access = nullptr;  // the load: a load, or a failed compare-exchange
+  std::uint64_t read = 0;          // read decisions of this run before this one
+  std::uint64_t decision = 0;      // thread decisions of this run before this one
+};
+
 struct Schedule;
 
 class Scheduler {
@@ -120,6 +135,15 @@ class Scheduler {
   // what end() writes may then describe the plan as it stood at the last point asked (PCT's
   // `cp` and `epochs` with epochs).
   virtual bool sees_last_thread() const { return true; }
+  // The memory model of this scheduler's executions (see above); asked once per run, before
+  // begin().
+  virtual MemoryModel memory_model() const { return MemoryModel::kSequential; }
+  // Which of `candidates` (newest first, at least two) the load at `point` reads: an index into
+  // `candidates`. Asked only when memory_model() is kC11.
+  virtual std::size_t choose_read(const ReadPoint& /*point*/,
+                                  std::span<const StoreId> /*candidates*/) {
+    return 0;
+  }
 };
 
 }  // namespace linfault::dpct

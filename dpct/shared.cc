@@ -178,6 +178,31 @@ void ExecutionContext::block_until(const Access& access, const std::function<boo
 
 std::uint64_t ExecutionContext::enqueue_waiter(const void* /*address*/) { return 0; }
 
+void ExecutionContext::weak_load(const Access&, std::size_t, const void*, void*, const void*) {
+  throw std::logic_error("this execution context does not model weak memory");
+}
+void ExecutionContext::weak_store(const Access&, std::size_t, const void*, const void*) {
+  throw std::logic_error("this execution context does not model weak memory");
+}
+void ExecutionContext::weak_read_modify_write(const Access&, std::size_t, const void*,
+                                              const void*) {
+  throw std::logic_error("this execution context does not model weak memory");
+}
+
+void ExecutionContext::weak_construct(const void*) {
+  throw std::logic_error("this execution context does not model weak memory");
+}
+
+void atomic_thread_fence(std::memory_order order, SourceLocation where) noexcept {
+  if (ExecutionContext* c = detail::current_context; c != nullptr && !c->observer()) {
+    c->fence(order, where);
+  } else {
+    std::atomic_thread_fence(order);
+  }
+}
+
+void atomic_signal_fence(std::memory_order order) noexcept { std::atomic_signal_fence(order); }
+
 void ExecutionContext::await_notify(const Access& access, std::uint64_t /*ticket*/) {
   block_until(access, [] { return false; });
 }
@@ -196,6 +221,7 @@ void SharedMutex::lock(SourceLocation where) {
   ExecutionContext::LockState& state = c->lock_state(this);
   c->block_until(access, [&state] { return !state.writer && state.readers == 0; });
   state.writer = true;
+  c->synchronize(this, /*acquire=*/true);
 }
 
 bool SharedMutex::try_lock(SourceLocation where) {
@@ -204,7 +230,10 @@ bool SharedMutex::try_lock(SourceLocation where) {
   c->before_access({AccessKind::kTryLock, this, where});
   ExecutionContext::LockState& state = c->lock_state(this);
   const bool ok = !state.writer && state.readers == 0;
-  if (ok) state.writer = true;
+  if (ok) {
+    state.writer = true;
+    c->synchronize(this, /*acquire=*/true);
+  }
   detail::point_done(AccessKind::kTryLock, this, where, ok);
   return ok;
 }
@@ -222,6 +251,7 @@ void SharedMutex::unlock(SourceLocation where) {
                            std::to_string(where.line()) +
                            " of a shared mutex that is not locked exclusively");
   }
+  c->synchronize(this, /*acquire=*/false);
   state.writer = false;
 }
 
@@ -236,6 +266,7 @@ void SharedMutex::lock_shared(SourceLocation where) {
   ExecutionContext::LockState& state = c->lock_state(this);
   c->block_until(access, [&state] { return !state.writer; });
   ++state.readers;
+  c->synchronize(this, /*acquire=*/true);
 }
 
 bool SharedMutex::try_lock_shared(SourceLocation where) {
@@ -244,7 +275,10 @@ bool SharedMutex::try_lock_shared(SourceLocation where) {
   c->before_access({AccessKind::kTryLockShared, this, where});
   ExecutionContext::LockState& state = c->lock_state(this);
   const bool ok = !state.writer;
-  if (ok) ++state.readers;
+  if (ok) {
+    ++state.readers;
+    c->synchronize(this, /*acquire=*/true);
+  }
   detail::point_done(AccessKind::kTryLockShared, this, where, ok);
   return ok;
 }
@@ -262,6 +296,7 @@ void SharedMutex::unlock_shared(SourceLocation where) {
                            std::to_string(where.line()) +
                            " of a shared mutex that is not locked shared");
   }
+  c->synchronize(this, /*acquire=*/false);
   if (state.readers > 0) --state.readers;
 }
 
@@ -281,6 +316,7 @@ void RecursiveMutex::lock(SourceLocation where) {
   c->block_until(access, [&state, self] { return state.depth == 0 || state.owner == self; });
   state.owner = self;
   ++state.depth;
+  c->synchronize(this, /*acquire=*/true);
 }
 
 bool RecursiveMutex::try_lock(SourceLocation where) {
@@ -293,6 +329,7 @@ bool RecursiveMutex::try_lock(SourceLocation where) {
   if (ok) {
     state.owner = self;
     ++state.depth;
+    c->synchronize(this, /*acquire=*/true);
   }
   detail::point_done(AccessKind::kTryLock, this, where, ok);
   return ok;
@@ -312,6 +349,7 @@ void RecursiveMutex::unlock(SourceLocation where) {
                            std::to_string(where.line()) +
                            " of a recursive mutex the thread does not hold");
   }
+  c->synchronize(this, /*acquire=*/false);
   if (state.depth > 0 && --state.depth == 0) state.owner = 0;
 }
 

@@ -13,9 +13,14 @@
 //   - controlled: the dpct executor (dpct/executor.h) installs an ExecutionContext on the thread
 //     running a logical thread; before each access the context may switch to another logical
 //     thread, so a scheduler decides the interleaving. Exactly one logical thread runs at a
-//     time, so controlled execution is SEQUENTIALLY CONSISTENT: memory orders are recorded in
-//     the trace (Access::order), not simulated. A bug that needs a weaker order to show (a
-//     relaxed store seen late) is not found in controlled mode.
+//     time, so by default controlled execution is SEQUENTIALLY CONSISTENT: memory orders are
+//     recorded in the trace (Access::order), not simulated, and a bug that needs a weaker order
+//     to show (a relaxed store seen late) is not found. Under the C++20 model (memory model
+//     c11, dpct/memory_model.h) the context keeps every store of each Atomic and AtomicFlag and
+//     a load may return an older one that the orders allow (ExecutionContext::weak_load): the
+//     load returns that store's bytes, while memory keeps the newest. Var, the locks and the
+//     condition variables order threads (lock, unlock, notify, wait) but their data reads the
+//     newest value, which is what a race-free program sees.
 //
 // Drop-in use: Atomic and AtomicFlag have the whole interface of std::atomic<T> and
 // std::atomic_flag (C++20), the locks meet Lockable / SharedLockable so std::lock_guard,
@@ -47,6 +52,9 @@
 //   - A thread that cannot take a lock is disabled until it can; if every unfinished thread is
 //     disabled the executor reports a deadlock.
 //   - compare_exchange_weak never fails spuriously: it behaves like compare_exchange_strong.
+//     Under the C++20 model a failed compare-exchange may read an older store, never one equal to
+//     `expected`; a successful one reads the newest (a compare-exchange that could succeed never
+//     fails by reading an older store: an outcome not explored).
 //   - Atomic::wait(old) and AtomicFlag::wait(old) return at once when the value differs from
 //     `old`; otherwise the thread is disabled until a notify_one/notify_all on the same object
 //     wakes it, and then re-checks the value (waiting again while it still equals `old`). A store
@@ -213,6 +221,32 @@ class ExecutionContext {
   virtual void cancel_waiter(std::uint64_t /*ticket*/) {}
   // An id of the running logical thread, unique within an execution (recursive locks).
   virtual std::uint64_t logical_thread() const { return 0; }
+
+  // Weak memory (dpct/memory_model.h): whether this context runs a C++20-model execution. Then
+  // Atomic<T> and AtomicFlag tell it every access after it executed in memory, with the
+  // location's bytes, through the three members below; otherwise they never call them.
+  bool weak_memory() const { return weak_memory_; }
+  // A load of `size` bytes at access.address (a load, a wait's load, a failed compare-exchange)
+  // whose bytes in memory are `current`: writes into `out` (which may be `current`) the bytes of
+  // the store it reads, a schedule decision. For a failed compare-exchange, `expected` holds the
+  // bytes it compared with (a stale store holding them cannot be read).
+  virtual void weak_load(const Access& access, std::size_t size, const void* current, void* out,
+                         const void* expected = nullptr);
+  // A store of `written` that replaced `before`, and a read-modify-write that read `before` (the
+  // newest store) and wrote `written`.
+  virtual void weak_store(const Access& access, std::size_t size, const void* before,
+                          const void* written);
+  virtual void weak_read_modify_write(const Access& access, std::size_t size, const void* before,
+                                      const void* written);
+  // An atomic object is constructed at `address`: a new location, which must not offer the
+  // stores of a dead object the memory held before.
+  virtual void weak_construct(const void* address);
+  // std::atomic_thread_fence(order) (dpct::atomic_thread_fence); called in every mode, and
+  // ignored outside the C++20 model.
+  virtual void fence(std::memory_order /*order*/, const SourceLocation& /*where*/) {}
+  // A lock type that took (`acquire`) or is releasing the lock at `object`: under the C++20 model
+  // every unlock synchronizes with the next lock of the same object. Ignored outside it.
+  virtual void synchronize(const void* /*object*/, bool /*acquire*/) {}
   // The name a report gives the object at `address` (never null), whose type render_value
   // names `type` ("node"). Called only while values are rendered (want_values()). The executor
   // numbers objects in the order it first sees them in an execution, so that two executions of
@@ -222,9 +256,11 @@ class ExecutionContext {
  protected:
   explicit ExecutionContext(bool observer) : observer_(observer) {}
   void forget_lock_states() { lock_states_.clear(); }
+  void set_weak_memory(bool on) { weak_memory_ = on; }
 
  private:
   bool observer_ = false;
+  bool weak_memory_ = false;
   // Node-based: a LockState& stays valid while other locks are added (block_until's predicates
   // hold one).
   std::unordered_map<const void*, LockState> lock_states_;
@@ -297,6 +333,12 @@ inline ExecutionContext* controller(const Access& access) {
   return c;
 }
 
+// The context of a C++20-model execution, or nullptr (sequentially consistent or native).
+inline ExecutionContext* weak_context() {
+  ExecutionContext* c = current_context;
+  return c != nullptr && c->weak_memory() ? c : nullptr;
+}
+
 // Records the outcome of a lock-like access (try_lock's success) in controlled mode.
 inline void point_done(AccessKind kind, const void* address, const SourceLocation& where,
                        bool success) {
@@ -347,8 +389,16 @@ class Atomic {
   // Boost.Lockfree's tagged pointers over recycled nodes expect), and `Atomic<T> a{};` zeroes
   // first, as value-initializing std::atomic<T> does.
   Atomic() = default;
-  // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point.
-  constexpr Atomic(T initial) noexcept : value_(initial) {}  // NOLINT(google-explicit-constructor)
+  // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point. Under
+  // the C++20 model its address becomes a location never seen before (memory reused for a new
+  // object must not offer the stores of the old one). The default constructor cannot say so (it
+  // stays defaulted, so that construction leaves the bytes std::atomic leaves): a reused location
+  // it constructs starts afresh only when its first access finds bytes other than the old ones.
+  constexpr Atomic(T initial) noexcept : value_(initial) {  // NOLINT(google-explicit-constructor)
+    if (!std::is_constant_evaluated()) {
+      if (ExecutionContext* c = detail::weak_context()) c->weak_construct(this);
+    }
+  }
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
 
@@ -358,6 +408,9 @@ class Atomic {
          SourceLocation where = SourceLocation::current()) const {
     before(AccessKind::kLoad, where, order);
     T v = value_.load(order);
+    if (ExecutionContext* c = detail::weak_context()) {
+      c->weak_load({AccessKind::kLoad, this, where, order}, sizeof(T), &v, &v);
+    }
     after(AccessKind::kLoad, where, v, v, true);
     return v;
   }
@@ -366,7 +419,11 @@ class Atomic {
   void store(T desired, std::memory_order order = kSeqCst,
              SourceLocation where = SourceLocation::current()) {
     before(AccessKind::kStore, where, order);
-    if (wants_values()) {
+    if (ExecutionContext* c = detail::weak_context()) {
+      T old = value_.exchange(desired, order);
+      c->weak_store({AccessKind::kStore, this, where, order}, sizeof(T), &old, &desired);
+      after(AccessKind::kStore, where, old, desired, true);
+    } else if (wants_values()) {
       T old = value_.exchange(desired, order);
       after(AccessKind::kStore, where, old, desired, true);
     } else {
@@ -379,7 +436,7 @@ class Atomic {
              SourceLocation where = SourceLocation::current()) {
     before(AccessKind::kExchange, where, order);
     T old = value_.exchange(desired, order);
-    after(AccessKind::kExchange, where, old, desired, true);
+    modified(AccessKind::kExchange, where, order, old, desired);
     return old;
   }
   T exchange(T desired, SourceLocation where) { return exchange(desired, kSeqCst, where); }
@@ -413,7 +470,7 @@ class Atomic {
               SourceLocation where = SourceLocation::current()) requires kArithmetic {
     before(AccessKind::kFetchAdd, where, order);
     T old = value_.fetch_add(delta, order);
-    after(AccessKind::kFetchAdd, where, old, plus(old, delta), true);
+    modified(AccessKind::kFetchAdd, where, order, old, plus(old, delta));
     return old;
   }
   T fetch_add(difference_type delta, SourceLocation where) requires kArithmetic {
@@ -423,7 +480,7 @@ class Atomic {
               SourceLocation where = SourceLocation::current()) requires kArithmetic {
     before(AccessKind::kFetchSub, where, order);
     T old = value_.fetch_sub(delta, order);
-    after(AccessKind::kFetchSub, where, old, minus(old, delta), true);
+    modified(AccessKind::kFetchSub, where, order, old, minus(old, delta));
     return old;
   }
   T fetch_sub(difference_type delta, SourceLocation where) requires kArithmetic {
@@ -433,21 +490,21 @@ class Atomic {
               SourceLocation where = SourceLocation::current()) requires kIntegral {
     before(AccessKind::kFetchAnd, where, order);
     T old = value_.fetch_and(mask, order);
-    after(AccessKind::kFetchAnd, where, old, static_cast<T>(old & mask), true);
+    modified(AccessKind::kFetchAnd, where, order, old, static_cast<T>(old & mask));
     return old;
   }
   T fetch_or(T mask, std::memory_order order = kSeqCst,
              SourceLocation where = SourceLocation::current()) requires kIntegral {
     before(AccessKind::kFetchOr, where, order);
     T old = value_.fetch_or(mask, order);
-    after(AccessKind::kFetchOr, where, old, static_cast<T>(old | mask), true);
+    modified(AccessKind::kFetchOr, where, order, old, static_cast<T>(old | mask));
     return old;
   }
   T fetch_xor(T mask, std::memory_order order = kSeqCst,
               SourceLocation where = SourceLocation::current()) requires kIntegral {
     before(AccessKind::kFetchXor, where, order);
     T old = value_.fetch_xor(mask, order);
-    after(AccessKind::kFetchXor, where, old, static_cast<T>(old ^ mask), true);
+    modified(AccessKind::kFetchXor, where, order, old, static_cast<T>(old ^ mask));
     return old;
   }
 
@@ -462,10 +519,17 @@ class Atomic {
       return;
     }
     c->before_access(access);
-    T now = value_.load(order);
+    // Under the C++20 model a wait's load reads the newest store: a stale read equal to `old`
+    // after the notify would block for ever, which std::atomic::wait does not.
+    auto read = [&] {
+      T v = value_.load(order);
+      if (c->weak_memory()) c->weak_load(access, sizeof(T), &v, &v);
+      return v;
+    };
+    T now = read();
     while (same_bytes(now, old)) {
       c->await_notify(access, c->enqueue_waiter(this));
-      now = value_.load(order);
+      now = read();
     }
     after(AccessKind::kWait, where, now, now, true);
   }
@@ -524,6 +588,17 @@ class Atomic {
     }
     const T wanted = expected;
     bool ok = value_.compare_exchange_strong(expected, desired, success, failure);
+    if (ExecutionContext* c = detail::weak_context()) {
+      // A success reads the newest store; a failure is a load that may read an older one, but
+      // not a stale store holding `wanted` (that read would have succeeded).
+      if (ok) {
+        c->weak_read_modify_write({AccessKind::kCompareExchange, this, where, success, failure},
+                                  sizeof(T), &wanted, &desired);
+      } else {
+        c->weak_load({AccessKind::kCompareExchange, this, where, failure, failure}, sizeof(T),
+                     &expected, &expected, &wanted);
+      }
+    }
     after(AccessKind::kCompareExchange, where, ok ? wanted : expected, ok ? desired : expected, ok);
     return ok;
   }
@@ -543,6 +618,14 @@ class Atomic {
   static bool wants_values() {
     ExecutionContext* c = detail::current_context;
     return c != nullptr && c->want_values();
+  }
+  // After a read-modify-write that read `old` and wrote `written`.
+  void modified(AccessKind kind, const SourceLocation& where, std::memory_order order, const T& old,
+                const T& written) {
+    if (ExecutionContext* c = detail::weak_context()) {
+      c->weak_read_modify_write({kind, this, where, order}, sizeof(T), &old, &written);
+    }
+    after(kind, where, old, written, true);
   }
   void after(AccessKind kind, const SourceLocation& where, const T& read, const T& written,
              bool success) const {
@@ -569,7 +652,10 @@ class AtomicFlag {
   bool test(std::memory_order order = std::memory_order_seq_cst,
             SourceLocation where = SourceLocation::current()) const {
     detail::point(AccessKind::kLoad, this, where, order);
-    const bool v = flag_.test(order);
+    bool v = flag_.test(order);
+    if (ExecutionContext* c = detail::weak_context()) {
+      c->weak_load({AccessKind::kLoad, this, where, order}, sizeof(bool), &v, &v);
+    }
     after(AccessKind::kLoad, where, v, v);
     return v;
   }
@@ -577,6 +663,11 @@ class AtomicFlag {
                     SourceLocation where = SourceLocation::current()) {
     detail::point(AccessKind::kExchange, this, where, order);
     const bool old = flag_.test_and_set(order);
+    if (ExecutionContext* c = detail::weak_context()) {
+      const bool set = true;
+      c->weak_read_modify_write({AccessKind::kExchange, this, where, order}, sizeof(bool), &old,
+                                &set);
+    }
     after(AccessKind::kExchange, where, old, true);
     return old;
   }
@@ -585,6 +676,10 @@ class AtomicFlag {
     detail::point(AccessKind::kStore, this, where, order);
     const bool old = flag_.test(std::memory_order_relaxed);
     flag_.clear(order);
+    if (ExecutionContext* c = detail::weak_context()) {
+      const bool cleared = false;
+      c->weak_store({AccessKind::kStore, this, where, order}, sizeof(bool), &old, &cleared);
+    }
     after(AccessKind::kStore, where, old, false);
   }
   // Blocks while the flag equals `old` (see the header comment for controlled mode).
@@ -597,7 +692,12 @@ class AtomicFlag {
       return;
     }
     c->before_access(access);
-    while (flag_.test(order) == old) c->await_notify(access, c->enqueue_waiter(this));
+    auto read = [&] {
+      bool v = flag_.test(order);
+      if (c->weak_memory()) c->weak_load(access, sizeof(bool), &v, &v);
+      return v;
+    };
+    while (read() == old) c->await_notify(access, c->enqueue_waiter(this));
     after(AccessKind::kWait, where, !old, !old);
   }
   void notify_one(SourceLocation where = SourceLocation::current()) {
@@ -847,6 +947,14 @@ class ConditionVariable {
 
   std::condition_variable_any native_;
 };
+
+// std::atomic_thread_fence and std::atomic_signal_fence (the rewriter turns calls of those into
+// these). Not scheduling points. Under the C++20 model (dpct/memory_model.h) a thread fence
+// orders as docs/weak-memory.md says; a signal fence orders nothing between threads. Natively
+// they are the std fences.
+void atomic_thread_fence(std::memory_order order,
+                         SourceLocation where = SourceLocation::current()) noexcept;
+void atomic_signal_fence(std::memory_order order) noexcept;
 
 // A spin-wait / yield hint: call it in busy-wait loops. In controlled mode the thread drops to
 // the lowest priority so the others can make progress; natively it is std::this_thread::yield.

@@ -81,6 +81,15 @@ void WeakMemory::on_construct(Thread thread, const void* address, std::size_t si
   locate(address, size, bytes);
 }
 
+void WeakMemory::forget(const void* address) {
+  locations_.erase(address);
+  incarnations_.erase(address);
+  for (ThreadState& state : thread_states_) {
+    state.floor.erase(address);
+    state.read_since_hint.erase(address);
+  }
+}
+
 WeakMemory::Location& WeakMemory::locate(const void* address, std::size_t size,
                                          const void* current) {
   Location& location = locations_[address];
@@ -288,6 +297,12 @@ std::span<const std::uint32_t> WeakMemory::clock(Thread thread) const {
 std::size_t WeakMemory::stores_at(const void* address) const {
   const auto it = locations_.find(address);
   return it == locations_.end() ? 0 : it->second.stores.size();
+}
+
+std::optional<StoreId> WeakMemory::newest_store(const void* address) const {
+  const auto it = locations_.find(address);
+  if (it == locations_.end() || it->second.stores.empty()) return std::nullopt;
+  return it->second.stores.back().id;
 }
 
 }  // namespace linfault::dpct

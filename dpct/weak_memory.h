@@ -60,33 +60,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
+#include "dpct/memory_model.h"
+
 namespace linfault::dpct {
-
-// A store by its writer: `thread`'s `seq`-th store (from 0) to the location, or the location's
-// initial bytes (thread kInitialWriter, seq 0); `incarnation` counts the times the location at
-// that address started afresh before (see above).
-struct StoreId {
-  static constexpr std::uint32_t kInitialWriter = std::numeric_limits<std::uint32_t>::max();
-  std::uint32_t thread = kInitialWriter;
-  std::uint32_t seq = 0;
-  std::uint32_t incarnation = 0;
-  auto operator<=>(const StoreId&) const = default;
-  bool initial() const { return thread == kInitialWriter; }
-};
-
-// Whether `order` has an acquire part (consume counts as acquire), and a release part.
-constexpr bool acquires(std::memory_order order) {
-  return order == std::memory_order_acquire || order == std::memory_order_consume ||
-         order == std::memory_order_acq_rel || order == std::memory_order_seq_cst;
-}
-constexpr bool releases(std::memory_order order) {
-  return order == std::memory_order_release || order == std::memory_order_acq_rel ||
-         order == std::memory_order_seq_cst;
-}
 
 class WeakMemory {
  public:
@@ -112,6 +93,9 @@ class WeakMemory {
   // The object at `address` was constructed by `thread` with these bytes: a new location whose
   // initial store they are.
   void on_construct(Thread thread, const void* address, std::size_t size, const void* bytes);
+  // A new object lives at `address`: its next access starts a location as if the address had
+  // never been seen (so what the model does does not depend on whether the allocator reused it).
+  void forget(const void* address);
 
   // What a load may read, newest first, as indices for commit_load (0: the newest store).
   // `current` is the location's bytes in memory now (the newest store's, unless the memory was
@@ -143,8 +127,10 @@ class WeakMemory {
   // `thread`'s happens-before clock: entry u counts u's events that happen-before its next one.
   std::span<const std::uint32_t> clock(Thread thread) const;
 
-  // Stores the location at `address` holds now (0 when unknown), for tests and reports.
+  // Stores the location at `address` holds now (0 when unknown), and the newest one's id, for
+  // tests and reports.
   std::size_t stores_at(const void* address) const;
+  std::optional<StoreId> newest_store(const void* address) const;
 
  private:
   // A clock is 2 * threads_ entries: happens-before (entry u: u's events so far), then, for the

@@ -147,7 +147,8 @@ std::string describe_bound(const BoundedVerifyOptions& options) {
   return std::to_string(options.threads) + " threads x " + std::to_string(options.ops_per_thread) +
          " ops, " + std::to_string(options.values) + " values per argument, preemptions " +
          (options.max_preemptions ? "<= " + std::to_string(*options.max_preemptions)
-                                  : std::string("unbounded"));
+                                  : std::string("unbounded")) +
+         (options.memory_model == dpct::MemoryModel::kC11 ? ", every read of the C++20 model" : "");
 }
 
 BoundedVerifyResult verify_bounded(const targets::Target& target,
@@ -183,6 +184,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
   dpct::Executor executor;
   dpct::ExhaustiveOptions explore;
   explore.max_preemptions = options.max_preemptions;
+  explore.memory_model = options.memory_model;
   explore.execution.max_steps = options.max_steps;
   explore.execution.record_points = false;
   detect::CheckOptions check;

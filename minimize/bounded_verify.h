@@ -77,11 +77,14 @@ struct BoundedVerifyOptions {
   std::size_t ops_per_thread = 2;
   std::size_t values = 2;
   std::optional<unsigned> max_preemptions;  // nullopt: every interleaving
-  std::vector<history::Call> setup;         // Ps of every workload
-  std::vector<history::Call> reveal;        // Pr of every workload
-  std::uint64_t max_steps = 20'000;         // the executor's livelock cap per run
-  double timeout_seconds = 0;               // the whole verification; 0: none
-  double check_timeout_seconds = 10;        // per history check; 0: none
+  // c11: every read decision of every interleaving too (dpct/memory_model.h), without the
+  // partial-order reduction, which does not cover reads yet.
+  dpct::MemoryModel memory_model = dpct::MemoryModel::kSequential;
+  std::vector<history::Call> setup;   // Ps of every workload
+  std::vector<history::Call> reveal;  // Pr of every workload
+  std::uint64_t max_steps = 20'000;   // the executor's livelock cap per run
+  double timeout_seconds = 0;         // the whole verification; 0: none
+  double check_timeout_seconds = 10;  // per history check; 0: none
   // Called after each workload (and before the first): workloads done, executions so far.
   std::function<void(std::uint64_t workloads, std::uint64_t executions)> progress;
 };

@@ -66,6 +66,7 @@ std::string read_and_written(const dpct::TraceStep& step) {
     value += (value.empty() ? "" : ", ") + ("wrote " + step.written);
   }
   if (!step.success) value += value.empty() ? "failed" : " (failed)";
+  if (!step.stale.empty()) value += " (stale: " + step.stale + ")";
   return value;
 }
 
@@ -148,7 +149,8 @@ std::string describe_order(const dpct::TraceStep& step) {
 }  // namespace
 
 std::string describe_access(const dpct::TraceStep& step) {
-  return describe_value_access(step) + describe_order(step);
+  return describe_value_access(step) + describe_order(step) +
+         (step.stale.empty() ? "" : " (stale: " + step.stale + ")");
 }
 
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,

@@ -251,6 +251,7 @@ ReproVerdict verify_test_case(const targets::Target& target, const dpct::Workloa
 
   // 2. Every interleaving of Pc (within the budget, then within the preemption bound).
   dpct::ExhaustiveOptions explore;
+  explore.memory_model = schedule.memory_model;  // a weak test case's reads are enumerated too
   explore.max_executions = options.max_executions;
   explore.execution.max_steps = max_steps;
   explore.execution.record_points = false;
@@ -331,6 +332,13 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
                                 detect::controlled_scheduler_names(true));
   }
   detect::DriverOptions driver;
+  if (!options.memory_model.empty()) {
+    driver.memory_model = dpct::parse_memory_model(options.memory_model);
+    if (!driver.memory_model) {
+      throw std::invalid_argument("unknown memory model '" + options.memory_model +
+                                  "' (sc or c11)");
+    }
+  }
   driver.threads = options.threads;
   driver.ops_per_thread = options.ops;
   driver.scheduler = *kind;
@@ -384,6 +392,7 @@ CheckResult check_target(const targets::Target& given, const CheckOptions& optio
   minimizer.timeout_seconds = options.minimize_seconds;
   minimizer.check.timeout_seconds = 10;
   minimizer.seed = options.seed;
+  minimizer.memory_model = driver.memory_model;
   minimizer.step_estimator = tree_step_estimators();
   minimizer.progress = [&](const std::string& line) { say("minimize: " + line); };
   result.minimization = minimize_saved_run(target, *f.failing, minimizer);

@@ -130,6 +130,9 @@ struct CheckOptions {
   // serial runs, Line-Up: no model needed, and calls that block forever where no serial order
   // blocks are caught; targets/serial_spec.h).
   std::string spec = "model";
+  // The memory model of the runs: "sc", "c11" (the C++20 model: loads may read older stores,
+  // docs/weak-memory.md), or empty for the target's (Target::memory_model).
+  std::string memory_model;
   std::uint64_t seed = 1;        // history i uses detect::history_seed(seed, i)
   unsigned jobs = 1;             // detection worker threads (results do not depend on it)
   double minimize_seconds = 60;  // budget of the minimization

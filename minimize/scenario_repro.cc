@@ -35,6 +35,7 @@ std::optional<ScenarioRepro> find_scenario_repro(const targets::Target& target,
                                                  const ScenarioSearchOptions& options) {
   dpct::ExhaustiveOptions exhaustive;
   exhaustive.max_preemptions = options.max_preemptions;
+  exhaustive.memory_model = target.memory_model;
   exhaustive.max_executions = options.max_executions;
   exhaustive.execution.record_trace = true;
   exhaustive.execution.max_steps = options.max_steps;
@@ -51,7 +52,8 @@ std::optional<ScenarioRepro> find_scenario_repro(const targets::Target& target,
   const std::string guarantee =
       "a failing schedule of the known scenario \"" + scenario.description +
       "\", found by enumerating its interleavings with at most " +
-      std::to_string(options.max_preemptions) + " preemptions (" +
+      std::to_string(options.max_preemptions) + " preemptions" +
+      (target.memory_model == dpct::MemoryModel::kC11 ? " and every read decision" : "") + " (" +
       std::to_string(result.executions) + " executions); minimality not checked";
   std::optional<ScenarioRepro> repro =
       scenario_repro_of_run(target, scenario.workload, *result.found, options.max_steps, guarantee);

@@ -14,6 +14,7 @@
 #include "dpct/pct_scheduler.h"
 #include "dpct/random_scheduler.h"
 #include "dpct/replay_scheduler.h"
+#include "dpct/weak_reads.h"
 #include "localize/localize.h"
 #include "spec/registry.h"
 #include "targets/registry.h"
@@ -197,15 +198,21 @@ struct CheckResult {
   std::string found_by;  // "replay", "sampling", "enumeration"
 };
 
+// A store no read decision names: a lenient replay reads the newest store for it.
+constexpr dpct::StoreId kNoStore{dpct::StoreId::kInitialWriter - 1,
+                                 std::numeric_limits<std::uint32_t>::max(),
+                                 std::numeric_limits<std::uint32_t>::max()};
+
 class Minimizer {
  public:
   // Stops at `deadline`, by default options.timeout_seconds from now.
   Minimizer(const targets::Target& target, const TargetMinimizerOptions& options,
-            dpct::RunOutcome failing_outcome,
+            dpct::RunOutcome failing_outcome, dpct::MemoryModel memory_model,
             std::optional<Clock::time_point> deadline = std::nullopt)
       : target_(target),
         options_(options),
         failing_outcome_(failing_outcome),
+        memory_model_(memory_model),
         tells_blocking_(detect::model_tells_blocking(target.model)),
         start_(Clock::now()),
         deadline_(deadline.value_or(start_ +
@@ -216,6 +223,36 @@ class Minimizer {
     execution_.max_steps = options.max_steps;
     execution_.origin = "minimize";
     for (const targets::OperationSpec& op : target.operations) methods_.insert(op.method);
+  }
+
+  dpct::MemoryModel memory_model() const { return memory_model_; }
+
+  // The fewest stale reads `run` fails with (weak memory): each read decision that read an older
+  // store is replaced, in turn, by reading the newest, kept when the run still fails with fewer
+  // stale reads and the same thread decisions. Returns the run it ends with.
+  dpct::Run fewest_stale_reads(const Candidate& c, dpct::Run run) {
+    if (memory_model_ != dpct::MemoryModel::kC11) return run;
+    const dpct::Workload workload = c.workload();
+    execution_.max_steps = step_cap(c);
+    bool shrunk = true;
+    while (shrunk && run.stale_reads > 0 && !out_of_time()) {
+      shrunk = false;
+      for (std::size_t i = 0; i < run.schedule.reads.size() && !out_of_time(); ++i) {
+        dpct::Schedule trial = run.schedule;
+        trial.reads[i] = kNoStore;  // matches no candidate: the lenient replay reads the newest
+        dpct::ReplayScheduler replay(trial, dpct::ReplayMode::kLenient);
+        dpct::Run candidate = execute(workload, replay);
+        // Only with the same thread decisions: the proof's preemption and switch counts describe
+        // them.
+        if (candidate.stale_reads < run.stale_reads &&
+            candidate.schedule.decisions == run.schedule.decisions && fails(candidate)) {
+          run = std::move(candidate);
+          shrunk = true;
+          break;
+        }
+      }
+    }
+    return run;
   }
 
   // Past the deadline, or past the current stage's budget.
@@ -294,6 +331,7 @@ class Minimizer {
     for (unsigned bound = 0; bound <= max_bound; ++bound) {
       dpct::ExhaustiveOptions ex;
       ex.max_preemptions = bound;
+      ex.memory_model = memory_model_;
       ex.max_executions = options_.exhaustive_executions;
       ex.execution = execution_;
       ex.deadline = deadline_;
@@ -304,7 +342,10 @@ class Minimizer {
             if ((stopped = count_run(run, work_end)) != Stop::kNo) return true;
             if (!fails(run)) return false;
             const std::size_t switches = context_switches(run.schedule);
-            if (!best || switches < best->switches) best = Simplest{run, bound, switches, false};
+            if (!best || switches < best->switches ||
+                (switches == best->switches && run.stale_reads < best->run.stale_reads)) {
+              best = Simplest{run, bound, switches, false};
+            }
             return false;
           });
       if (stopped == Stop::kClock || r.timed_out) ++cut_by_time_;
@@ -341,6 +382,7 @@ class Minimizer {
                         std::uint64_t budget, std::uint64_t work_budget) {
     dpct::ExhaustiveOptions ex;
     ex.max_preemptions = bound;
+    ex.memory_model = memory_model_;
     ex.max_executions = budget;
     ex.execution = execution_;
     ex.deadline = deadline_;
@@ -461,22 +503,21 @@ class Minimizer {
         break;
       }
       const std::uint64_t seed = options_.seed * 0x9E3779B97F4A7C15ull + sample_counter_++;
-      dpct::Run run;
+      std::unique_ptr<dpct::Scheduler> scheduler;
       if (i % 4 == 3) {
-        dpct::RandomScheduler scheduler(seed);
-        run = execute(workload, scheduler);
+        scheduler = std::make_unique<dpct::RandomScheduler>(seed);
       } else {
         dpct::PctOptions pct{.seed = seed,
                              .depth = static_cast<unsigned>(i % 4) + 1,
                              .steps = std::max<std::uint64_t>(k, 1)};
-        std::unique_ptr<dpct::PctScheduler> scheduler;
         if (options_.step_estimator) {
           scheduler = std::make_unique<dpct::PctScheduler>(pct, options_.step_estimator(target_));
         } else {
           scheduler = std::make_unique<dpct::PctScheduler>(pct);
         }
-        run = execute(workload, *scheduler);
       }
+      scheduler = sampling(std::move(scheduler), seed);
+      dpct::Run run = execute(workload, *scheduler);
       k = std::max<std::uint64_t>(k, run.schedule.decisions.size());
       if (fails(run)) {
         result.failing = std::move(run);
@@ -522,12 +563,32 @@ class Minimizer {
       auto it = thread_of_origin.find(reference_origin_[d]);
       if (it != thread_of_origin.end()) out.decisions.push_back(it->second);
     }
+    // Read decisions name their stores' writers: renamed likewise. A store of a thread that is
+    // gone, or counted differently now, matches no candidate, and the lenient replay reads the
+    // newest store there.
+    out.memory_model = reference.memory_model;
+    for (dpct::StoreId id : reference.reads) {
+      if (!id.initial() && id.thread < reference_origin_.size()) {
+        auto it = thread_of_origin.find(reference_origin_[id.thread]);
+        if (it != thread_of_origin.end()) id.thread = it->second;
+      }
+      out.reads.push_back(id);
+    }
     return out;
+  }
+
+  // A sampling scheduler as the memory model wants it: drawing read decisions under c11.
+  std::unique_ptr<dpct::Scheduler> sampling(std::unique_ptr<dpct::Scheduler> scheduler,
+                                            std::uint64_t seed) const {
+    if (memory_model_ != dpct::MemoryModel::kC11) return scheduler;
+    return std::make_unique<dpct::WeakReadScheduler>(std::move(scheduler), dpct::ReadPolicy{},
+                                                     seed);
   }
 
   const targets::Target& target_;
   const TargetMinimizerOptions& options_;
   dpct::RunOutcome failing_outcome_;
+  dpct::MemoryModel memory_model_;
   bool tells_blocking_;
   Clock::time_point start_;
   Clock::time_point deadline_;
@@ -583,13 +644,21 @@ std::string candidate_text(const Candidate& c) {
          "  Pr: " + calls_text(c.pr);
 }
 
+// The memory model of every run: the failing run's (its schedule says), else the options', else
+// the target's.
+dpct::MemoryModel memory_model_of(const targets::Target& target,
+                                  const TargetMinimizerOptions& options, const Input& input) {
+  if (input.schedule) return input.schedule->memory_model;
+  return options.memory_model.value_or(target.memory_model);
+}
+
 class Pipeline {
  public:
   Pipeline(const targets::Target& target, const TargetMinimizerOptions& options, Input input)
       : target_(target),
         options_(options),
         input_(std::move(input)),
-        minimizer_(target, options, input_.outcome) {}
+        minimizer_(target, options, input_.outcome, memory_model_of(target, options, input_)) {}
 
   TargetMinimization run() {
     TargetMinimization result;
@@ -1004,7 +1073,8 @@ class Pipeline {
     // The simplest failing schedule of the final test case (fewest preemptions, then fewest
     // context switches), else any found by enumeration.
     if (!minimizer_.out_of_time()) {
-      Minimizer fresh(target_, options_, input_.outcome, minimizer_.deadline());
+      Minimizer fresh(target_, options_, input_.outcome, minimizer_.memory_model(),
+                      minimizer_.deadline());
       if (auto simplest =
               fresh.simplest_failing(best_, kSimplestScheduleMaxBound, kSimplestScheduleWork)) {
         best_run_ = std::move(simplest->run);
@@ -1019,6 +1089,13 @@ class Pipeline {
           best_run_ = std::move(*r.failing);
           result.proof.failing_schedule_exhaustive = true;
         }
+      }
+      // Weak memory: then the fewest stale reads it still fails with.
+      const std::size_t stale = best_run_.stale_reads;
+      best_run_ = fresh.fewest_stale_reads(best_, std::move(best_run_));
+      if (best_run_.stale_reads < stale) {
+        progress("the failing schedule needs " + std::to_string(best_run_.stale_reads) +
+                 " stale reads (" + std::to_string(stale) + " before)");
       }
       result.proof.executions += fresh.executions();
       result.cut_by_time += fresh.cut_by_time();

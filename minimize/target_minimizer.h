@@ -71,6 +71,11 @@ struct TargetMinimizerOptions {
   unsigned preemption_bound = 3;     // used when the unbounded enumeration does not finish
   std::uint64_t max_steps = 20'000;  // executor's livelock cap per run
   std::uint64_t seed = 1;
+  // The memory model of every run (dpct/memory_model.h): the failing run's own when it has a
+  // schedule, else this, else the target's. Under c11 the sampled schedules draw read decisions
+  // (dpct::WeakReadScheduler), the enumerations enumerate them, and the final schedule is shrunk
+  // to the fewest stale reads.
+  std::optional<dpct::MemoryModel> memory_model;
   // Makes a D-PCT step estimator for one run (structure_tree/dpct_estimator.h); empty: PCT with
   // k taken from the candidate's first runs.
   detect::StepEstimatorFactory step_estimator;

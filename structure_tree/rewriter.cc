@@ -35,6 +35,7 @@ using clang::isa;
 constexpr const char* kOps = "::linfault::dpct::ops::";
 constexpr const char* kLockGuard = "::linfault::dpct::LockGuard";
 constexpr const char* kSpinHint = "::linfault::dpct::spin_hint";
+constexpr const char* kThreadFence = "::linfault::dpct::atomic_thread_fence";
 
 using clang_support::normal_path;
 
@@ -86,12 +87,14 @@ bool points_to_atomic(clang::QualType type) {
   return false;
 }
 
-// The spin-wait hints the rewriter turns into dpct::spin_hint: whether `callee` is one, and
-// whether it returns int (0) rather than void.
-enum class Hint { kNone, kVoid, kInt };
+// The calls the rewriter redirects by name: the spin-wait hints, into dpct::spin_hint (kVoid, or
+// kInt for one that returns int: 0), and std::atomic_thread_fence, into
+// dpct::atomic_thread_fence (kFence), which the C++20 memory model of controlled runs follows.
+enum class Hint { kNone, kVoid, kInt, kFence };
 Hint spin_hint_kind(const clang::FunctionDecl& callee) {
   const std::string name = callee.getQualifiedNameAsString();
   if (name == "std::this_thread::yield") return Hint::kVoid;
+  if (name == "std::atomic_thread_fence") return Hint::kFence;
   const bool c_function = callee.getDeclContext()->getRedeclContext()->isTranslationUnit() &&
                           (callee.isExternC() || callee.getBuiltinID() != 0);
   if (!c_function) return Hint::kNone;
@@ -708,9 +711,9 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
         clang::Lexer::getLocForEndOfToken(name, 0, sm_, context_.getLangOpts());
     const llvm::StringRef original = clang::Lexer::getSourceText(
         clang::CharSourceRange::getCharRange(begin, end), sm_, context_.getLangOpts());
-    std::string replacement = kSpinHint;
+    std::string replacement = hint == Hint::kFence ? kThreadFence : kSpinHint;
     // `case 1:std::this_thread::yield();` must not become `case 1:::linfault::...`.
-    if (hint == Hint::kVoid && sm_.getFileOffset(begin) > 0) {
+    if (hint != Hint::kInt && sm_.getFileOffset(begin) > 0) {
       const char previous = sm_.getCharacterData(begin)[-1];
       if (previous == ':' || previous == '%' || previous == '<') replacement.insert(0, " ");
     }
@@ -726,7 +729,11 @@ class InstrumentVisitor : public clang::RecursiveASTVisitor<InstrumentVisitor> {
           clang::Lexer::getLocForEndOfToken(e->getEndLoc(), 0, sm_, context_.getLangOpts()), ", 0)",
           /*InsertAfter=*/false);
     }
-    ++counts_[file_of(begin)].spin_hints;
+    if (hint == Hint::kFence) {
+      ++counts_[file_of(begin)].fences;
+    } else {
+      ++counts_[file_of(begin)].spin_hints;
+    }
   }
 
   clang::ASTContext& context_;
@@ -787,6 +794,7 @@ void instrument_unit(clang::ASTUnit& unit, const std::set<std::string>& owned,
     out.types = counts[path].types;
     out.operators = counts[path].operators;
     out.spin_hints = counts[path].spin_hints;
+    out.fences = counts[path].fences;
     done[path] = std::move(out);
   }
 }
@@ -811,20 +819,11 @@ InstrumentResult finish(std::map<std::string, Instrumented>& done, InstrumentRes
 // Whether `text` names, outside comments, anything the rewriter rewrites or refuses: a file that
 // names none of them is the same after rewriting.
 bool names_rewritten(const std::string& text) {
-  static const std::set<std::string> names = {"atomic",
-                                              "atomic_flag",
-                                              "atomic_ref",
-                                              "mutex",
-                                              "shared_mutex",
-                                              "recursive_mutex",
-                                              "condition_variable",
-                                              "condition_variable_any",
-                                              "lock_guard",
-                                              "yield",
-                                              "sched_yield",
-                                              "pthread_yield",
-                                              "_mm_pause",
-                                              "__builtin_ia32_pause"};
+  static const std::set<std::string> names = {
+      "atomic",        "atomic_flag",     "atomic_ref",          "mutex",
+      "shared_mutex",  "recursive_mutex", "condition_variable",  "condition_variable_any",
+      "lock_guard",    "yield",           "atomic_thread_fence", "sched_yield",
+      "pthread_yield", "_mm_pause",       "__builtin_ia32_pause"};
   clang::LangOptions options;
   options.CPlusPlus = true;
   options.CPlusPlus20 = true;

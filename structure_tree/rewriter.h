@@ -69,6 +69,7 @@ struct Instrumented {
   std::size_t types = 0;       // type names rewritten
   std::size_t operators = 0;   // operator uses rewritten into calls
   std::size_t spin_hints = 0;  // yield / pause calls rewritten into dpct::spin_hint
+  std::size_t fences = 0;      // std::atomic_thread_fence calls into dpct::atomic_thread_fence
 };
 
 struct InstrumentResult {

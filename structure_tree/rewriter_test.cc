@@ -276,6 +276,39 @@ void f() {
   EXPECT_EQ(compile_error(file), "");
 }
 
+TEST(RewriterTest, ThreadFencesBecomeLinfaultFences) {
+  const std::string code = R"(#include <atomic>
+std::atomic<int> flag{0};
+int payload = 0;
+void publish() {
+  payload = 1;
+  std::atomic_thread_fence(std::memory_order_release);
+  flag.store(1, std::memory_order_relaxed);
+}
+int consume() {
+  if (flag.load(std::memory_order_relaxed) == 0) return -1;
+  using namespace std;
+  atomic_thread_fence(memory_order_acquire);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return payload;
+}
+)";
+  const Instrumented file = rewrite(code);
+  EXPECT_NE(
+      body(file).find("  ::linfault::dpct::atomic_thread_fence(std::memory_order_release);\n"),
+      std::string::npos)
+      << body(file);
+  EXPECT_NE(body(file).find("  ::linfault::dpct::atomic_thread_fence(memory_order_acquire);\n"),
+            std::string::npos)
+      << body(file);
+  // A signal fence orders nothing between threads: it stays.
+  EXPECT_NE(body(file).find("  std::atomic_signal_fence(std::memory_order_seq_cst);"),
+            std::string::npos);
+  EXPECT_EQ(file.fences, 2u);
+  EXPECT_EQ(file.spin_hints, 0u);
+  EXPECT_EQ(compile_error(file), "");
+}
+
 TEST(RewriterTest, CodeWithoutAtomicsIsCopiedAsItIs) {
   const std::string code = "int add(int a, int b) { return a + b; }\n";
   const Instrumented file = rewrite(code);

@@ -48,7 +48,7 @@ dpct::Workload hand_picked(const Target& target) {
   if (target.model == "counter") {
     return {{c("inc")}, {{c("inc"), c("get")}, {c("get"), c("inc")}}, {c("get")}};
   }
-  if (target.model == "register") {
+  if (target.model.rfind("register", 0) == 0) {
     return {{c("write", {1})},
             {{c("write", {7}), c("read")}, {c("read"), c("write", {6})}},
             {c("read")}};
@@ -59,7 +59,9 @@ dpct::Workload hand_picked(const Target& target) {
 }
 
 std::vector<dpct::Workload> scenarios_for(const Target& target) {
-  std::vector<dpct::Workload> scenarios = {hand_picked(target)};
+  std::vector<dpct::Workload> scenarios;
+  // Unless the target's roles exclude it (the Chase-Lev deque's owner is one thread).
+  if (!roles_problem(target, hand_picked(target))) scenarios.push_back(hand_picked(target));
   for (std::uint64_t seed = 1; seed <= kRandomScenarios; ++seed) {
     scenarios.push_back(random_workload(
         target, {.setup = 2, .threads = 2, .ops_per_thread = 2, .reveal = 2}, seed));
@@ -77,11 +79,18 @@ std::string describe(const dpct::Workload& w) {
          list(w.threads.at(1)) + "] Pr=[" + list(w.reveal) + "]";
 }
 
+// Under c11 (the wm_ targets: their bugs need its reads) the enumeration has no partial-order
+// reduction and branches on every read: spinning locks then have millions of schedules within
+// three preemptions, so those searches are cut at kWeakExecutions (not exhausted).
+constexpr std::uint64_t kWeakExecutions = 20'000;
+
 dpct::ExhaustiveResult search(const Target& target, const dpct::Workload& workload,
                               unsigned bound) {
   dpct::Executor executor;
   dpct::ExhaustiveOptions options;
   options.max_preemptions = bound;
+  options.memory_model = target.memory_model;
+  if (target.memory_model == dpct::MemoryModel::kC11) options.max_executions = kWeakExecutions;
   options.execution.record_points = false;
   options.execution.max_steps = 10'000;
   return dpct::explore_exhaustively(
@@ -100,9 +109,15 @@ std::vector<std::string> names(bool buggy) {
   return out;
 }
 
-std::vector<std::string> all_names() {
-  std::vector<std::string> out = names(false);
-  for (std::string& name : names(true)) out.push_back(std::move(name));
+// The targets whose runs are sequentially consistent: the reduction covers those only (under
+// c11 every interleaving is enumerated).
+std::vector<std::string> sequential_names() {
+  std::vector<std::string> out;
+  for (bool buggy : {false, true}) {
+    for (std::string& name : names(buggy)) {
+      if (find(name).memory_model == dpct::MemoryModel::kSequential) out.push_back(std::move(name));
+    }
+  }
   return out;
 }
 
@@ -117,7 +132,7 @@ TEST_P(ControlTest, NoScheduleOfSmallScenariosViolates) {
     ASSERT_FALSE(result.found.has_value())
         << "outcome " << dpct::run_outcome_name(result.found->outcome) << " "
         << result.found->message << "\nschedule " << result.found->schedule.to_text();
-    EXPECT_TRUE(result.exhausted);
+    if (target.memory_model == dpct::MemoryModel::kSequential) EXPECT_TRUE(result.exhausted);
     EXPECT_GT(result.executions, 1u);
     executions += result.executions;
   }
@@ -149,6 +164,42 @@ TEST_P(BuggyTest, TheSameSearchFindsTheKnownBugs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Buggy, BuggyTest, ::testing::ValuesIn(names(true)),
+                         [](const auto& info) { return info.param; });
+
+// The wm_ targets' bugs are memory orders only: no sequentially consistent schedule of their
+// known scenarios fails (every interleaving, partial-order reduced).
+class WeakMemoryOnlyTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WeakMemoryOnlyTest, NoSequentiallyConsistentScheduleFails) {
+  const Target& target = find(GetParam());
+  for (const KnownScenario& scenario : target.known_scenarios) {
+    SCOPED_TRACE(scenario.description);
+    dpct::Executor executor;
+    dpct::ExhaustiveOptions options;
+    options.execution.record_points = false;
+    options.execution.max_steps = 10'000;
+    const dpct::ExhaustiveResult result = dpct::explore_exhaustively(
+        executor, target.factory, scenario.workload, options, [&](const dpct::Run& run) {
+          return run.outcome != dpct::RunOutcome::kOk ||
+                 detect::check_history(target.model, run.history, {}).result !=
+                     detect::Result::kLinearizable;
+        });
+    EXPECT_FALSE(result.found.has_value())
+        << result.found->message << "\nschedule " << result.found->schedule.to_text();
+    EXPECT_TRUE(result.exhausted);
+  }
+}
+
+std::vector<std::string> weak_memory_buggy_names() {
+  std::vector<std::string> out;
+  for (std::string& name : names(true)) {
+    if (find(name).memory_model == dpct::MemoryModel::kC11) out.push_back(std::move(name));
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(WeakMemoryBugs, WeakMemoryOnlyTest,
+                         ::testing::ValuesIn(weak_memory_buggy_names()),
                          [](const auto& info) { return info.param; });
 
 // Partial-order reduction loses no history: on every target, every history (up to its
@@ -204,7 +255,7 @@ TEST_P(ReductionTest, TheReducedSearchProducesEveryHistoryOfTheBoundedOne) {
   RecordProperty("bounded_full_runs", std::to_string(full_runs));
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ReductionTest, ::testing::ValuesIn(all_names()),
+INSTANTIATE_TEST_SUITE_P(All, ReductionTest, ::testing::ValuesIn(sequential_names()),
                          [](const auto& info) { return info.param; });
 
 // Fair spinning releases a thread only until it spins again: a real livelock is still one.

@@ -20,6 +20,7 @@
 #include "targets/snark_deque.h"
 #include "targets/spin_waiting.h"
 #include "targets/stacks.h"
+#include "targets/weak_memory_objects.h"
 
 namespace linfault::targets {
 namespace {
@@ -500,7 +501,11 @@ UnknownTarget::UnknownTarget(std::string_view name)
       }()) {}
 
 const std::vector<Target>& all() {
-  static const std::vector<Target> targets = build();
+  static const std::vector<Target> targets = [] {
+    std::vector<Target> built = build();
+    for (Target& target : weak_memory_targets()) built.push_back(std::move(target));
+    return built;
+  }();
   return targets;
 }
 
@@ -636,8 +641,9 @@ class UserRegistry {
         fail("target '" + target.name + "': role '" + role.name + "' has no methods");
       }
       for (const std::string& method : role.methods) {
-        const bool known = std::any_of(target.operations.begin(), target.operations.end(),
-                                       [&](const OperationSpec& op) { return op.method == method; });
+        const bool known =
+            std::any_of(target.operations.begin(), target.operations.end(),
+                        [&](const OperationSpec& op) { return op.method == method; });
         if (!known) {
           fail("target '" + target.name + "': role '" + role.name + "' names method '" + method +
                "', which is not one of its operations");
@@ -956,9 +962,9 @@ void random_workload_into(const Target& target, const WorkloadShape& shape, std:
   std::vector<unsigned> masked;
   for (std::size_t t = 0; t < threads; ++t) {
     const std::size_t calls = shape.thread_ops.empty() ? shape.ops_per_thread : shape.thread_ops[t];
-    std::span<const unsigned> weights =
-        t < shape.thread_weights.size() ? std::span<const unsigned>(shape.thread_weights[t])
-                                        : std::span<const unsigned>();
+    std::span<const unsigned> weights = t < shape.thread_weights.size()
+                                            ? std::span<const unsigned>(shape.thread_weights[t])
+                                            : std::span<const unsigned>();
     if (!roles.empty()) {
       // The role's methods only, as the shape weighs them; evenly when that leaves none.
       masked.assign(target.operations.size(), 0);
@@ -1018,12 +1024,10 @@ std::optional<std::string> roles_problem(const Target& target, const dpct::Workl
   for (std::size_t t = 0; t < n; ++t) {
     for (std::size_t r = 0; r < target.roles.size(); ++r) {
       const std::vector<std::string>& allowed = target.roles[r].methods;
-      const bool fits_role =
-          std::all_of(workload.threads[t].begin(), workload.threads[t].end(),
-                      [&](const history::Call& call) {
-                        return std::find(allowed.begin(), allowed.end(), call.method) !=
-                               allowed.end();
-                      });
+      const bool fits_role = std::all_of(
+          workload.threads[t].begin(), workload.threads[t].end(), [&](const history::Call& call) {
+            return std::find(allowed.begin(), allowed.end(), call.method) != allowed.end();
+          });
       if (fits_role) fits[t].push_back(r);
     }
     if (fits[t].empty()) {

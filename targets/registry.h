@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dpct/memory_model.h"
 #include "dpct/workload.h"
 #include "history/history.h"
 #include "targets/lazy_mt19937.h"
@@ -112,6 +113,9 @@ struct Target {
   // each logical thread an OS thread of its own instead of a fiber: same identities as real
   // threads, at a few microseconds per thread switch instead of nanoseconds.
   bool thread_identity = false;
+  // The memory model its controlled runs follow unless a command says otherwise
+  // (`--memory-model`): c11 for an object whose bugs are memory orders (the wm_ targets).
+  dpct::MemoryModel memory_model = dpct::MemoryModel::kSequential;
   std::vector<OperationSpec> operations;
   // The roles the concurrent threads take, when the object's contract restricts who calls what
   // (empty: any thread calls any operation). Every workload a command draws, enumerates or

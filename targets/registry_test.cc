@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <optional>
-#include <stdexcept>
-#include <utility>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace linfault::targets {
 namespace {
@@ -37,19 +37,39 @@ const std::set<std::string> kPageTargets = {"lf_list_buggy",
 const std::set<std::string> kSpinWaitingTargets = {"ticket_lock_counter", "seqlock_register"};
 // Line-Up's bugs only a stuck-history check sees (targets/lock_leak_counter.h).
 const std::set<std::string> kStuckTargets = {"lock_leak_counter"};
+// Objects whose only bugs are memory orders, each buggy with its fixed twin
+// (targets/weak_memory_objects.h).
+const std::set<std::string> kWeakMemoryTargets = {"wm_seqlock_buggy",
+                                                  "wm_seqlock",
+                                                  "wm_chase_lev_fence_buggy",
+                                                  "wm_chase_lev_publish_buggy",
+                                                  "wm_chase_lev",
+                                                  "wm_mpmc_queue_buggy",
+                                                  "wm_mpmc_queue",
+                                                  "wm_dekker_buggy",
+                                                  "wm_dekker",
+                                                  "wm_rwlock_buggy",
+                                                  "wm_rwlock",
+                                                  "wm_mcs_lock_buggy",
+                                                  "wm_mcs_lock",
+                                                  "wm_ticket_lock_buggy",
+                                                  "wm_ticket_lock",
+                                                  "wm_rcu_buggy",
+                                                  "wm_rcu"};
 
 TEST(RegistryTest, HoldsExactlyThePageTargetsAndTheSpinWaitingControls) {
   const std::vector<std::string> names = target_names();
   std::set<std::string> expected = kPageTargets;
   expected.insert(kSpinWaitingTargets.begin(), kSpinWaitingTargets.end());
   expected.insert(kStuckTargets.begin(), kStuckTargets.end());
+  expected.insert(kWeakMemoryTargets.begin(), kWeakMemoryTargets.end());
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), expected);
   EXPECT_EQ(names.size(), expected.size()) << "duplicate names";
 }
 
 TEST(RegistryTest, EveryTargetIsComplete) {
-  const std::set<std::string> models = {"set",      "queue",   "stack",   "deque",
-                                        "snapshot", "counter", "register"};
+  const std::set<std::string> models = {"set",      "queue",   "stack",    "deque",
+                                        "snapshot", "counter", "register", "register(init=0)"};
   for (const Target& target : all()) {
     SCOPED_TRACE(target.name);
     EXPECT_TRUE(models.count(target.model));
@@ -68,6 +88,14 @@ TEST(RegistryTest, EveryTargetIsComplete) {
       EXPECT_EQ(scenario.workload.threads.size(), 2u);
       EXPECT_EQ(scenario.type == 2, !scenario.workload.reveal.empty()) << scenario.description;
     }
+  }
+}
+
+TEST(RegistryTest, WeakMemoryTargetsRunUnderTheCpp20Model) {
+  for (const Target& target : all()) {
+    EXPECT_EQ(target.memory_model == dpct::MemoryModel::kC11,
+              kWeakMemoryTargets.count(target.name) == 1)
+        << target.name;
   }
 }
 

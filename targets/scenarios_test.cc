@@ -143,8 +143,12 @@ INSTANTIATE_TEST_SUITE_P(KnownScenarios, ScenarioTest, ::testing::ValuesIn(cases
                            return info.param.target + "_" + std::to_string(info.param.scenario);
                          });
 
+// The wm_ targets' scenarios need read decisions, which a script does not make: their failing
+// schedules are found by enumeration instead (targets/exhaustive_test.cc, BuggyTest), which also
+// shows that no sequentially consistent schedule fails (WeakMemoryOnlyTest).
 TEST(ScenarioCoverageTest, EveryKnownScenarioHasAHandWrittenSchedule) {
   for (const Target& target : all()) {
+    if (target.memory_model == dpct::MemoryModel::kC11) continue;
     for (std::size_t i = 0; i < target.known_scenarios.size(); ++i) {
       bool covered = false;
       for (const ScenarioCase& c : cases()) covered |= c.target == target.name && c.scenario == i;

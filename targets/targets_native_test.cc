@@ -24,6 +24,7 @@
 #include <latch>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -96,7 +97,23 @@ dpct::Workload increments_only_workload() {
 }
 
 bool is_insert(const std::string& m) {
-  return m == "push" || m == "enq" || m == "offer" || m == "push_left" || m == "push_right";
+  return m == "push" || m == "enq" || m == "offer" || m == "push_left" || m == "push_right" ||
+         m == "push_back";
+}
+
+// The model's name without parameters ("register" for "register(init=0)").
+std::string model_kind(const Target& target) {
+  return target.model.substr(0, target.model.find('('));
+}
+
+// kThreads, or fewer when the target's roles allow fewer (wm_dekker: two).
+std::size_t threads_for(const Target& target) {
+  std::size_t bound = 0;
+  for (const ThreadRole& role : target.roles) {
+    if (role.threads == 0) return kThreads;
+    bound += role.threads;
+  }
+  return target.roles.empty() ? kThreads : std::min(bound, kThreads);
 }
 
 // Results have the types the target's model expects.
@@ -110,7 +127,7 @@ void expect_well_typed(const Target& target, const history::History& h) {
     } else if (target.model == "snapshot") {
       EXPECT_TRUE(m == "write" ? r.is_nil() : r.is_list() && r.as_list().size() == 2)
           << op.to_string();
-    } else if (target.model == "counter" || target.model == "register") {
+    } else if (target.model == "counter" || model_kind(target) == "register") {
       EXPECT_TRUE(m == "inc" || m == "write" ? r.is_nil() : r.is_nil() || r.is_int())
           << op.to_string();
     } else {
@@ -181,9 +198,12 @@ void expect_counter_counts_every_increment(const history::History& h) {
   EXPECT_EQ(last.result.as_int(), increments);
 }
 
-// Register histories: every read returns nil (nothing written yet) or a value some write wrote.
-void expect_register_reads_written_values(const history::History& h) {
+// Register histories: every read returns nil (nothing written yet), `initial` when given, or a
+// value some write wrote.
+void expect_register_reads_written_values(const history::History& h,
+                                          std::optional<std::int64_t> initial) {
   std::set<std::int64_t> written;
+  if (initial) written.insert(*initial);
   for (const auto& op : h.operations()) {
     if (op.call.method == "write") written.insert(op.call.args.at(0).as_int());
   }
@@ -205,13 +225,14 @@ TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
       EXPECT_EQ(h.size(), kThreads * kOpsPerThread);
       continue;
     }
-    dpct::Workload workload =
-        target.may_livelock
-            ? partitioned_set_workload(seed)
-            : random_workload(
-                  target,
-                  {.setup = 4, .threads = kThreads, .ops_per_thread = kOpsPerThread, .reveal = 0},
-                  seed);
+    dpct::Workload workload = target.may_livelock
+                                  ? partitioned_set_workload(seed)
+                                  : random_workload(target,
+                                                    {.setup = 4,
+                                                     .threads = threads_for(target),
+                                                     .ops_per_thread = kOpsPerThread,
+                                                     .reveal = 0},
+                                                    seed);
     std::size_t inserts = 0;
     for (const auto& thread : workload.threads) {
       for (const auto& call : thread) inserts += is_insert(call.method);
@@ -223,11 +244,16 @@ TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
       }
     } else if (target.model == "counter") {
       workload.reveal.push_back(Call{"get", {}});
-    } else if (target.model != "snapshot" && target.model != "register") {
+    } else if (target.model != "snapshot" && model_kind(target) != "register") {
       // Draining with one pop more than there were inserts also bounds a cyclic stack.
       const std::string extract = target.operations.at(1).method;
       workload.reveal.assign(inserts + 1, Call{extract, {}});
-      if (target.model == "deque") workload.reveal.assign(inserts + 1, Call{"pop_left", {}});
+      if (target.model == "deque") {
+        const bool has_pop_left =
+            std::any_of(target.operations.begin(), target.operations.end(),
+                        [](const OperationSpec& op) { return op.method == "pop_left"; });
+        workload.reveal.assign(inserts + 1, Call{has_pop_left ? "pop_left" : "pop_front", {}});
+      }
     }
     const history::History h = run_native(target, workload);
     expect_well_typed(target, h);
@@ -238,8 +264,9 @@ TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
       expect_snapshot_values_written(h);
     } else if (target.model == "counter") {
       expect_counter_counts_every_increment(h);
-    } else if (target.model == "register") {
-      expect_register_reads_written_values(h);
+    } else if (model_kind(target) == "register") {
+      expect_register_reads_written_values(
+          h, target.model == "register(init=0)" ? std::optional<std::int64_t>(0) : std::nullopt);
     } else {
       expect_collection_conservation(h);
     }

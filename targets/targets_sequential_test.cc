@@ -24,7 +24,12 @@ using history::Value;
 // The sequential specification of each model kind, as plain containers.
 class Reference {
  public:
-  explicit Reference(std::string model) : model_(std::move(model)) {}
+  explicit Reference(std::string model) : model_(std::move(model)) {
+    if (model_ == "register(init=0)") {  // the wm_ registers
+      model_ = "register";
+      value_ = std::int64_t{0};
+    }
+  }
 
   Value apply(const Call& call) {
     const std::string& m = call.method;
@@ -35,7 +40,7 @@ class Reference {
       if (m == "contains") return set_.count(arg(0)) == 1;
       if (m == "size") return static_cast<std::int64_t>(set_.size());
     } else if (model_ == "queue" || model_ == "stack" || model_ == "deque") {
-      if (m == "offer" || m == "enq" || m == "push" || m == "push_right") {
+      if (m == "offer" || m == "enq" || m == "push" || m == "push_right" || m == "push_back") {
         items_.push_back(arg(0));
         return Value();
       }
@@ -44,7 +49,7 @@ class Reference {
         return Value();
       }
       if (items_.empty()) return Value();
-      const bool from_front = m == "poll" || m == "deq" || m == "pop_left";
+      const bool from_front = m == "poll" || m == "deq" || m == "pop_left" || m == "pop_front";
       const std::int64_t v = from_front ? items_.front() : items_.back();
       from_front ? items_.pop_front() : items_.pop_back();
       return v;

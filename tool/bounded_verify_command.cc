@@ -17,6 +17,7 @@
 #include "targets/registry.h"
 #include "tool/campaign.h"
 #include "tool/commands.h"
+#include "tool/detection_options.h"
 #include "tool/limits.h"
 #include "tool/progress.h"
 #include "tool/test_case_output.h"
@@ -126,6 +127,8 @@ std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
   options.push_back(verify.add_option_function<unsigned>(
       "--preemptions", [&args](const unsigned& bound) { args.preemptions = bound; },
       "--target: explore only interleavings with at most P preemptions (default: all)"));
+  add_memory_model_options(verify, args.memory_model, nullptr);
+  options.push_back(verify.get_option("--memory-model"));
   options.push_back(verify.add_option(
       "--setup", args.setup,
       "--target: Ps, calls run before every concurrent part, e.g. \"add(0); add(1)\""));
@@ -150,6 +153,8 @@ void run_bounded_verify(const BoundedVerifyArguments& args, double timeout_secon
   options.ops_per_thread = args.ops;
   options.values = args.values;
   options.max_preemptions = args.preemptions;
+  options.memory_model = args.memory_model.empty() ? target.memory_model
+                                                   : *dpct::parse_memory_model(args.memory_model);
   options.setup = parse_calls(args.setup, "--setup");
   options.reveal = parse_calls(args.reveal, "--reveal");
   TestCaseArguments files;

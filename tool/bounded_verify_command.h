@@ -32,10 +32,12 @@ struct BoundedVerifyArguments {
   bool json = false;
   double minimize_seconds = 60;
   std::string spec = "model";  // --spec model|serial
+  std::string memory_model;    // --memory-model; empty: the target's
 };
 
 // Registers --target, --threads, --ops, --values, --preemptions, --setup, --reveal, --json,
-// --min-timeout and --spec on `verify`. Returns the options that only the target mode takes.
+// --min-timeout, --spec and --memory-model on `verify`. Returns the options that only the target
+// mode takes.
 std::vector<CLI::Option*> add_bounded_verify_options(CLI::App& verify,
                                                      BoundedVerifyArguments& args);
 

@@ -102,6 +102,7 @@ void add_report_command(CLI::App& app);
 void add_triage_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
+void add_litmus_command(CLI::App& app);
 
 }  // namespace linfault::tool
 

@@ -132,11 +132,34 @@ void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_
                "Run histories in child processes, replaced after a crash: for an object that "
                "corrupts memory (a double free, a fault inside malloc) beyond what in-process "
                "recovery survives. Same results, slower (see bench/isolation)");
+  add_memory_model_options(app, args.memory_model, &args.reads);
   app.add_option("--workload", args.workload_file,
                  "Run this fixed workload in every history (a JSON file {\"setup\": [calls], "
                  "\"threads\": [[calls], ...], \"reveal\": [calls]}, or a saved run) instead "
                  "of random ones; --threads and --ops are then ignored")
       ->option_text("FILE");
+}
+
+void add_memory_model_options(CLI::App& app, std::string& memory_model, std::string* reads) {
+  app.add_option("--memory-model", memory_model,
+                 "sc: controlled runs are sequentially consistent (every load reads the newest "
+                 "store); c11: they follow the C++20 memory model, so a load may read an older "
+                 "store its memory orders allow, and a missing acquire, release or fence shows "
+                 "(docs/weak-memory.md). Default: the target's (sc unless it registered c11)")
+      ->option_text("sc|c11")
+      ->check(CLI::IsMember({"sc", "c11"}));
+  if (reads == nullptr) return;
+  app.add_option("--reads", *reads,
+                 "c11: how loads choose among the stores they may read; uniform: any, "
+                 "uniformly; biased:P: an older one with probability P; depth:D: D loads per "
+                 "history read an older store (PCTWM-like); mixed: one of these per history")
+      ->capture_default_str()
+      ->option_text("uniform|biased:P|depth:D|mixed")
+      ->check([](const std::string& text) {
+        return dpct::parse_read_policy(text) ? std::string()
+                                             : "expected uniform, biased:P (0 < P <= 1), "
+                                               "depth:D (1 to 1000) or mixed";
+      });
 }
 
 detect::DriverOptions driver_options(const DetectionArguments& args,
@@ -179,6 +202,15 @@ detect::DriverOptions driver_options(const DetectionArguments& args,
   options.max_steps = args.max_steps;
   options.native_noise = args.native_noise == "on";
   options.isolate = args.isolate;
+  if (!args.memory_model.empty())
+    options.memory_model = dpct::parse_memory_model(args.memory_model);
+  options.read_policy = *dpct::parse_read_policy(args.reads);
+  const dpct::MemoryModel model = options.memory_model.value_or(target.memory_model);
+  if (model == dpct::MemoryModel::kC11 && options.scheduler == detect::SchedulerKind::kNative) {
+    throw UsageError(
+        "--memory-model c11 needs a controlled scheduler: native runs are real "
+        "threads, whose memory model is the hardware's");
+  }
   if (options.scheduler == detect::SchedulerKind::kDpct ||
       options.scheduler == detect::SchedulerKind::kSurw ||
       options.scheduler == detect::SchedulerKind::kPortfolio) {
@@ -215,6 +247,11 @@ nlohmann::json detection_campaign(const targets::Target& target,
       {"k", options.steps},
       {"timeout", options.check_timeout_seconds},
       {"max_steps", options.max_steps}};
+  // Absent for sc, so shards written before the option existed merge with sc ones.
+  if (options.memory_model.value_or(target.memory_model) == dpct::MemoryModel::kC11) {
+    campaign["memory_model"] = "c11";
+    campaign["reads"] = dpct::read_policy_text(options.read_policy);
+  }
   // Only for the schedulers it applies to, and absent for mixed, the placement before the option
   // existed: so a shard written then merges only with shards of mixed pauses.
   const bool has_window = options.scheduler == detect::SchedulerKind::kWindow ||

@@ -45,13 +45,19 @@ struct DetectionArguments {
   std::string workload_file;        // a fixed workload instead of random ones (--workload)
   std::string spec = "model";       // --spec model|serial (tool/commands.h target_with_spec)
   bool isolate = false;             // --isolate: histories in child processes
+  std::string memory_model;         // --memory-model sc|c11; empty: the target's
+  std::string reads = "mixed";      // --reads: the read policy under c11 (dpct/weak_reads.h)
 };
 
 // Registers --target (required or with its default), --threads, --ops, --histories,
 // --scheduler, --shapes, --native-noise, --heuristic, --round-ops, --depth, --epoch,
 // --write-bias, --window-pauses, --k, --seed, --jobs,
-// --timeout, --max-steps, --workload, --spec, --isolate.
+// --timeout, --max-steps, --workload, --spec, --isolate, --memory-model, --reads.
 void add_detection_options(CLI::App& app, DetectionArguments& args, bool target_required);
+
+// --memory-model into `memory_model` (empty when not given) and, when `reads` is not null,
+// --reads: for the commands that run controlled executions.
+void add_memory_model_options(CLI::App& app, std::string& memory_model, std::string* reads);
 
 // DriverOptions for `args`, with the structure-tree estimator for dpct when the build has trees
 // and the --workload file read (history::OpenError / InputError when it cannot be; UsageError

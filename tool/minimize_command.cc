@@ -37,6 +37,7 @@ struct MinimizeArguments {
   bool json = false;
   TestCaseArguments test_case;
   std::string spec = "model";  // --spec model|serial
+  std::string memory_model;    // --memory-model; empty: the run's, else the target's
 };
 
 std::string guarantee_of(const minimize::HistoryMinimization& m) {
@@ -100,6 +101,15 @@ void minimize_on_target(const MinimizeArguments& args, const Input& input) {
   options.timeout_seconds = seconds_left();
   options.check.timeout_seconds = std::min(options.check.timeout_seconds, seconds_left());
   options.step_estimator = minimize::tree_step_estimators();
+  if (!args.memory_model.empty()) {
+    options.memory_model = dpct::parse_memory_model(args.memory_model);
+    if (input.saved_run && input.saved_run->schedule.scheduler != detect::kLostSchedule &&
+        input.saved_run->schedule.memory_model != *options.memory_model) {
+      throw UsageError(args.file + ": the run was saved under --memory-model " +
+                       dpct::memory_model_name(input.saved_run->schedule.memory_model) + ", not " +
+                       args.memory_model);
+    }
+  }
   ProgressLine progress;
   options.progress = [&progress](const std::string& line) { progress.note(line); };
   minimize::TargetMinimization m;
@@ -221,6 +231,7 @@ void add_minimize_command(CLI::App& app) {
                   "target-level test case); without it a history is minimized at the history "
                   "level");
   add_spec_option(*cmd, args->spec);
+  add_memory_model_options(*cmd, args->memory_model, nullptr);
   cmd->add_option("-t,--timeout", args->timeout_seconds,
                   "Stop after S seconds, the whole run included, with the smallest failing test "
                   "case found so far (reported as not proven minimal)")

@@ -48,6 +48,7 @@ nlohmann::json target_json(const targets::Target& target) {
           {"description", target.description},
           {"paper_name", target.paper_name},
           {"may_livelock", target.may_livelock},
+          {"memory_model", dpct::memory_model_name(target.memory_model)},
           {"operations", operations},
           {"known_scenarios", scenarios}};
 }
@@ -67,12 +68,19 @@ void print_table(const std::vector<const targets::Target*>& list) {
   };
   row("NAME", "MODEL", "BUG", "DESCRIPTION");
   bool registered_shown = false;
+  bool weak_shown = false;
   for (const auto* target : list) {
     const bool registered = targets::is_registered(target->name);
     if (registered) registered_shown = true;
     if (!registered && registered_shown) {
       std::cout << "-- built in:\n";
       registered_shown = false;
+    }
+    // The built-in objects whose bugs are memory orders come last, in a group of their own.
+    if (!registered && !weak_shown && target->memory_model == dpct::MemoryModel::kC11) {
+      std::cout << "-- weak memory (run under the C++20 model by default: --memory-model c11; "
+                   "docs/weak-memory.md):\n";
+      weak_shown = true;
     }
     row(target->name, target->model, target->bug_expected ? "yes" : "no", target->description);
   }
@@ -84,6 +92,9 @@ void print_details(const targets::Target& target) {
             << "  bug expected: " << (target.bug_expected ? "yes" : "no") << "\n";
   if (!target.paper_name.empty()) std::cout << "  paper name:   " << target.paper_name << "\n";
   if (target.may_livelock) std::cout << "  may livelock: yes (runs end at the step cap)\n";
+  if (target.memory_model != dpct::MemoryModel::kSequential) {
+    std::cout << "  memory model: " << dpct::memory_model_name(target.memory_model) << "\n";
+  }
   std::cout << "  operations:\n";
   for (const auto& op : target.operations) std::cout << "    " << op.signature << "\n";
   for (const auto& scenario : target.known_scenarios) {

@@ -253,6 +253,7 @@ int tool_main(int argc, char** argv, std::string_view name) {
   tool::add_triage_command(app);
   tool::add_verify_command(app);
   tool::add_merge_command(app);
+  tool::add_litmus_command(app);
   tool::validate_option_values(app);
 
   try {

@@ -2,13 +2,14 @@
 //
 // A target is a concurrent class bound to a sequential model (spec/registry.h names: set, bag,
 // queue, queue(fifo=per-producer), stack, deque, register, cas-register, kv, priorityqueue,
-// counter, snapshot, or a model of your own, <linfault/model.h>) with generators for its operations' arguments. With `t.model =
-// "serial"` it needs no model at all: its own serial runs are the specification (Line-Up,
-// docs/serial-spec.md), as `--spec serial` makes them for any target; a binding that names the
-// object's state (`.state(&Counter::get)`: equal states answer every later call alike) lets those
-// checks merge equal states, which long histories need. Register it once, in a source of a
-// linfault_add_target() library, and every command of your tool (linfault_add_tool), the
-// GoogleTest check (<linfault/gtest.h>) and generated repros know it by name:
+// counter, snapshot, or a model of your own, <linfault/model.h>) with generators for its
+// operations' arguments. With `t.model = "serial"` it needs no model at all: its own serial runs
+// are the specification (Line-Up, docs/serial-spec.md), as `--spec serial` makes them for any
+// target; a binding that names the object's state (`.state(&Counter::get)`: equal states answer
+// every later call alike) lets those checks merge equal states, which long histories need. Register
+// it once, in a source of a linfault_add_target() library, and every command of your tool
+// (linfault_add_tool), the GoogleTest check (<linfault/gtest.h>) and generated repros know it by
+// name:
 //
 //   #include <linfault/target.h>
 //
@@ -90,6 +91,10 @@ using targets::NodeArena;
 using targets::OperationSpec;
 using targets::Target;
 using targets::unique_value;
+
+// The memory model a target's controlled runs follow by default (Target::memory_model):
+// MemoryModel::kSequential, or kC11 for the C++20 model (docs/weak-memory.md).
+using dpct::MemoryModel;
 
 // Calls, values and workloads (Ps, Pc, Pr).
 using dpct::Workload;

@@ -14,10 +14,10 @@
 #include "futex_queue.h"
 #include "lockfree_stack.h"
 #include "ms_queue.h"
-#include "seqlock_register.h"
-#include "treiber_stack.h"
 #include "reentrant_counter.h"
+#include "seqlock_register.h"
 #include "spsc_ring.h"
+#include "treiber_stack.h"
 #include "ttas_counter.h"
 #include "vyukov_queue.h"
 
@@ -51,6 +51,8 @@ LINFAULT_REGISTER_TARGET([] {
 });
 
 namespace {
+
+using unmodified::SpscRing;
 
 // Makes T with its bug switched on or off.
 template <class T>
@@ -165,25 +167,35 @@ linfault::Target reentrant() {
 
 // A single-producer single-consumer ring: its roles keep every workload to one enqueuing thread
 // and one dequeuing thread, as its contract says.
-linfault::Target spsc(bool buggy) {
-  using unmodified::SpscRing;
+linfault::Target spsc(SpscRing::Variant variant) {
+  const bool buggy = variant != SpscRing::Variant::kCorrect;
   linfault::Target t = target(
       "spsc_ring", "queue", buggy,
       buggy ? "single-producer single-consumer ring whose enq publishes before it writes (buggy)"
             : "single-producer single-consumer ring, with roles producer and consumer (correct)");
+  if (variant == SpscRing::Variant::kRelaxedPublish) {
+    t.name = "spsc_ring_relaxed";
+    t.description =
+        "single-producer single-consumer ring whose enq publishes the tail relaxed: a memory-order "
+        "bug (checked under the C++20 memory model)";
+    t.memory_model = linfault::MemoryModel::kC11;
+  }
   t.roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
   t.operations = {{"enq", linfault::unique_value(), "enq(unique value)"},
                   {"deq", linfault::no_arguments(), "deq() -> value | nil"}};
-  t.factory =
-      binding<SpscRing>(buggy).method("enq", &SpscRing::enq).method("deq", &SpscRing::deq).factory();
+  t.factory = linfault::Binding<SpscRing>([variant] { return std::make_unique<SpscRing>(variant); })
+                  .method("enq", &SpscRing::enq)
+                  .method("deq", &SpscRing::deq)
+                  .factory();
   return t;
 }
 
 }  // namespace
 
 LINFAULT_REGISTER_TARGET([] { return reentrant(); });
-LINFAULT_REGISTER_TARGET([] { return spsc(false); });
-LINFAULT_REGISTER_TARGET([] { return spsc(true); });
+LINFAULT_REGISTER_TARGET([] { return spsc(SpscRing::Variant::kCorrect); });
+LINFAULT_REGISTER_TARGET([] { return spsc(SpscRing::Variant::kPublishFirst); });
+LINFAULT_REGISTER_TARGET([] { return spsc(SpscRing::Variant::kRelaxedPublish); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(false); });
 LINFAULT_REGISTER_TARGET([] { return seqlock(true); });
 LINFAULT_REGISTER_TARGET([] { return vyukov(false); });

@@ -5,9 +5,14 @@ namespace unmodified {
 bool SpscRing::enq(std::int64_t value) {
   const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
   if (tail - head_.load(std::memory_order_acquire) == kSlots) return false;
-  if (publish_first_) tail_.store(tail + 1, std::memory_order_release);  // the bug: too early
+  if (variant_ == Variant::kPublishFirst) {
+    tail_.store(tail + 1, std::memory_order_release);  // the bug: too early
+  }
   slots_[tail % kSlots].store(value, std::memory_order_relaxed);
-  if (!publish_first_) tail_.store(tail + 1, std::memory_order_release);
+  if (variant_ == Variant::kCorrect) tail_.store(tail + 1, std::memory_order_release);
+  if (variant_ == Variant::kRelaxedPublish) {
+    tail_.store(tail + 1, std::memory_order_relaxed);  // the bug: the slot is not published
+  }
   return true;
 }
 

@@ -7,8 +7,13 @@
 // enq() returns false when the ring is full; its 64 slots are more than a checked workload
 // enqueues (the queue model has no failed enqueue).
 //
-// With `publish_first` (target spsc_ring_buggy) enq publishes the new tail before it writes the
-// slot, so a consumer in between reads the slot's old contents.
+// Variants, chosen by the constructor:
+//   - kPublishFirst (target spsc_ring_buggy): enq publishes the new tail before it writes the
+//     slot, so a consumer in between reads the slot's old contents.
+//   - kRelaxedPublish (target spsc_ring_relaxed): enq publishes the new tail with a relaxed
+//     store instead of release. Every interleaving is still correct: only a consumer that sees
+//     the new tail but not yet the slot's new value (the C++ memory model allows it; ARM and
+//     POWER do it) reads the old contents. A memory-order bug, found under --memory-model c11.
 //
 // Thread-safety: enq() from one thread and deq() from one other thread, concurrently.
 
@@ -25,14 +30,15 @@ namespace unmodified {
 
 class SpscRing {
  public:
-  explicit SpscRing(bool publish_first = false) : publish_first_(publish_first) {}
+  enum class Variant { kCorrect, kPublishFirst, kRelaxedPublish };
+  explicit SpscRing(Variant variant = Variant::kCorrect) : variant_(variant) {}
 
   bool enq(std::int64_t value);  // false when full
   std::optional<std::int64_t> deq();
 
  private:
   static constexpr std::size_t kSlots = 64;
-  const bool publish_first_;
+  const Variant variant_;
   std::atomic<std::uint64_t> head_{0};  // next slot to read; written by the consumer
   std::atomic<std::uint64_t> tail_{0};  // next slot to write; written by the producer
   std::array<std::atomic<std::int64_t>, kSlots> slots_{};
