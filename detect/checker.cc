@@ -1,13 +1,18 @@
 #include "detect/checker.h"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
 #include <concepts>
 #include <cstdio>
 #include <iterator>
 #include <new>
+#include <optional>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <variant>
 
 #include "spec/registry.h"
 
@@ -287,16 +292,87 @@ bool model_tells_blocking(std::string_view model_name) {
   });
 }
 
+// The synchronisation requirement (CheckOptions::synchronization) on a history with clocks: the
+// first operation, by response, that took an element none of whose adders' calls happens-before
+// its return, and the first adder of that element.
+template <spec::FlowModel M>
+std::optional<std::pair<history::OpIndex, history::OpIndex>> find_unsynchronized_take(
+    const M& model, const history::History& history) {
+  std::unordered_map<std::int64_t, std::vector<history::OpIndex>> adders;
+  std::vector<std::optional<std::int64_t>> taken(history.size());
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto index = static_cast<history::OpIndex>(i);
+    const auto compiled = model.compile(history.op(index));
+    const auto* op = std::get_if<typename M::Op>(&compiled);
+    if (op == nullptr) continue;
+    if (const auto element = model.element_added(*op)) adders[*element].push_back(index);
+    if (history.op(index).outcome == history::Outcome::kOk) taken[i] = model.element_taken(*op);
+  }
+  for (const history::Event& event : history.events()) {
+    if (event.kind != history::Event::Kind::kReturn) continue;
+    const auto& element = taken[static_cast<std::size_t>(event.op)];
+    if (!element) continue;
+    const auto it = adders.find(*element);
+    if (it == adders.end()) continue;  // put in by nobody: the linearizability check's business
+    const bool ordered = std::any_of(it->second.begin(), it->second.end(), [&](history::OpIndex a) {
+      return a == event.op || history.call_happens_before_return(a, event.op);
+    });
+    if (ordered) continue;
+    // Name the adder the element most likely came from: the last one called before the taker
+    // returned.
+    history::OpIndex source = it->second.front();
+    for (const history::OpIndex a : it->second) {
+      if (history.op(a).call_event < history.op(event.op).return_event) source = a;
+    }
+    return std::pair{event.op, source};
+  }
+  return std::nullopt;
+}
+
+template <class M>
+void apply_synchronization(const M& model, const history::History& history,
+                           const CheckOptions& options, Verdict& verdict) {
+  if constexpr (spec::FlowModel<M>) {
+    if (!options.synchronization || verdict.result != Result::kLinearizable ||
+        history.clocks().empty()) {
+      return;
+    }
+    const auto found = find_unsynchronized_take(model, history);
+    if (!found) return;
+    verdict.result = Result::kViolation;
+    verdict.unsynchronized = true;
+    verdict.culprit = found->first;
+    verdict.source = found->second;
+    verdict.prefix_events = static_cast<std::size_t>(history.op(found->first).return_event) + 1;
+    verdict.prefix_exact = true;
+    verdict.witness.clear();
+    verdict.longest_partial.clear();
+  }
+}
+
 Verdict check_history(std::string_view model_name, const history::History& history,
                       const CheckOptions& options) {
   return spec::visit_model(model_name, [&](const auto& model) {
     Verdict verdict = check(model, history, options);
+    apply_synchronization(model, history, options, verdict);
     if constexpr (MayTellBlocking<std::decay_t<decltype(model)>>) {
       if (options.stuck && verdict.result == Result::kLinearizable && tells_blocking(model)) {
         return check_stuck(model, history, options, std::move(verdict));
       }
     }
     return verdict;
+  });
+}
+
+void check_synchronization(std::string_view model_name, const history::History& history,
+                           const CheckOptions& options, Verdict& verdict) {
+  if (!options.synchronization || verdict.result != Result::kLinearizable ||
+      history.clocks().empty()) {
+    return;
+  }
+  spec::visit_model(model_name, [&](const auto& model) {
+    apply_synchronization(model, history, options, verdict);
+    return 0;
   });
 }
 

@@ -361,9 +361,18 @@ Verdict check(const M& model, const history::History& history, const CheckOption
 // Checks against a model by name (spec/registry.h): a built-in one or one registered at run time.
 // Throws spec::UnknownModel for an unknown name, history::InputError ("file:line: problem") for an
 // op the model rejects, and what a registered model throws (std::invalid_argument: e.g. a target
-// whose serial runs are not deterministic). Applies the stuck-history rule when options.stuck.
+// whose serial runs are not deterministic). Applies the stuck-history rule when options.stuck,
+// and the synchronisation requirement (CheckOptions::synchronization).
 Verdict check_history(std::string_view model_name, const history::History& history,
                       const CheckOptions& options);
+
+// The synchronisation requirement (CheckOptions::synchronization) alone: a linearizable
+// `verdict` of a history that carries happens-before becomes an unsynchronized violation when
+// an operation took an element whose insertion does not happen-before its return. check_history
+// applies it; so must a caller that decides linearizability another way (a monitor, the quick
+// check of detection).
+void check_synchronization(std::string_view model_name, const history::History& history,
+                           const CheckOptions& options, Verdict& verdict);
 
 // True when the model knows which calls block forever, so that CheckOptions::stuck applies (a
 // target's serial specification). Throws what check_history throws for an unknown model.

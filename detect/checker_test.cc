@@ -18,6 +18,62 @@ using history::HistoryBuilder;
 using history::Outcome;
 using history::Value;
 
+// A queue history where p0 enqueues 7 while p1 dequeues it (they overlap, so linearizable),
+// with happens-before clocks: p1's return has seen `seen` of p0's events, and p0's call is its
+// event 1.
+history::History overlapping_enqueue_dequeue(std::uint32_t seen, bool clocks = true) {
+  HistoryBuilder b("sync");
+  b.invoke(0, {"enq", {7}});
+  b.invoke(1, {"deq", {}});
+  b.respond(0, Outcome::kOk, Value());
+  b.respond(1, Outcome::kOk, 7);
+  history::History h = std::move(b).build();
+  if (clocks) h.set_clocks({{0, 1, {2, 0}}, {1, 1, {seen, 2}}});
+  return h;
+}
+
+TEST(Checker, ATakenElementNeedsHappensBeforeFromItsInsertion) {
+  const Verdict unordered = check_history("queue", overlapping_enqueue_dequeue(0), {});
+  ASSERT_EQ(unordered.result, Result::kViolation);
+  EXPECT_TRUE(unordered.unsynchronized);
+  EXPECT_EQ(unordered.culprit, 1);
+  EXPECT_EQ(unordered.source, 0);
+  EXPECT_EQ(unordered.prefix_events, 4u);
+  // The enqueue's call (its event 1) happens-before the dequeue's return.
+  EXPECT_EQ(check_history("queue", overlapping_enqueue_dequeue(1), {}).result,
+            Result::kLinearizable);
+  // Without clocks, or with the requirement off, only linearizability counts.
+  EXPECT_EQ(check_history("queue", overlapping_enqueue_dequeue(0, false), {}).result,
+            Result::kLinearizable);
+  CheckOptions off;
+  off.synchronization = false;
+  EXPECT_EQ(check_history("queue", overlapping_enqueue_dequeue(0), off).result,
+            Result::kLinearizable);
+  // A prefix keeps the clocks, so the shortest failing prefix fails alone.
+  const history::History h = overlapping_enqueue_dequeue(0);
+  EXPECT_TRUE(check_history("queue", h.prefix(unordered.prefix_events), {}).unsynchronized);
+}
+
+TEST(Checker, ReadsOfTheInitialValueAndEmptyPopsNeedNoSynchronization) {
+  // A register read of its initial value (nil here) and a pop of an empty stack take nothing.
+  HistoryBuilder b("init");
+  b.invoke(0, {"write", {3}});
+  b.invoke(1, {"read", {}});
+  b.respond(1, Outcome::kOk, Value());
+  b.respond(0, Outcome::kOk, Value());
+  history::History reg = std::move(b).build();
+  reg.set_clocks({{0, 1, {1, 0}}, {1, 1, {0, 1}}});
+  EXPECT_EQ(check_history("register", reg, {}).result, Result::kLinearizable);
+  HistoryBuilder s("empty");
+  s.invoke(0, {"push", {3}});
+  s.invoke(1, {"pop", {}});
+  s.respond(1, Outcome::kOk, Value());
+  s.respond(0, Outcome::kOk, Value());
+  history::History stack = std::move(s).build();
+  stack.set_clocks({{0, 1, {1, 0}}, {1, 1, {0, 1}}});
+  EXPECT_EQ(check_history("stack", stack, {}).result, Result::kLinearizable);
+}
+
 TEST(Checker, SequentialStackIsLinearizableWithWitness) {
   HistoryBuilder b("seq");
   b.call(0, {"push", {1}}, Value());

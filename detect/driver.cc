@@ -437,8 +437,8 @@ Plan make_plan(const targets::Target& target, const DriverOptions& options) {
   }
   if (options.scheduler != SchedulerKind::kNative &&
       options.memory_model.value_or(target.memory_model) == dpct::MemoryModel::kC11) {
-    plan.description += ", memory model c11 (reads " +
-                        dpct::read_policy_text(options.read_policy) + ")";
+    plan.description +=
+        ", memory model c11 (reads " + dpct::read_policy_text(options.read_policy) + ")";
   }
   set_role_mixes(plan, target, options);
   if (!options.workload && options.shapes != ShapeMix::kEven && options.threads >= 2 &&
@@ -620,6 +620,10 @@ HistoryResult run_history(Worker& worker, const targets::Target& target,
     // it in microseconds. The monitors know nothing of the stuck-history rule.
     verdict = stuck ? check_history(target.model, run.history, check)
                     : check_auto(target.model, run.history, check, Algo::kAuto);
+  }
+  // The quick check knows nothing of the synchronisation requirement (a C++20-model run's).
+  if (quick == QuickChecker::Answer::kLinearizable) {
+    check_synchronization(target.model, run.history, CheckOptions{}, verdict);
   }
 
   HistoryResult result;

@@ -143,6 +143,7 @@ SavedVerdict summarize(const Verdict& verdict) {
   if (verdict.result == Result::kViolation) {
     out.prefix_events = verdict.prefix_events;
     out.culprit = verdict.culprit;
+    out.unsynchronized = verdict.unsynchronized;
   }
   out.reason = verdict.reason;
   return out;
@@ -176,26 +177,37 @@ nlohmann::json saved_run_to_json(const SavedRun& run) {
   if (run.verdict.result == Result::kViolation) {
     verdict["prefix_events"] = run.verdict.prefix_events;
     verdict["culprit"] = run.verdict.culprit;
+    if (run.verdict.unsynchronized) verdict["unsynchronized"] = true;
   }
-  return {{"linfault", kKind},
-          {"version", kVersion},
-          {"target", run.target},
-          {"model", run.model},
-          {"seed", run.seed},
-          {"scheduler",
-           {{"kind", run.scheduling.kind},
-            {"heuristic", run.scheduling.heuristic},
-            {"round_ops", run.scheduling.round_ops},
-            {"depth", run.scheduling.depth},
-            {"k", run.scheduling.k},
-            {"max_steps", run.scheduling.max_steps},
-            {"description", run.scheduling.description}}},
-          {"workload", workload_to_json(run.workload)},
-          {"schedule", run.schedule.to_text()},
-          {"outcome", dpct::run_outcome_name(run.outcome)},
-          {"message", run.message},
-          {"verdict", verdict},
-          {"history", history::history_to_json(run.history, run.model)}};
+  json out = {{"linfault", kKind},
+              {"version", kVersion},
+              {"target", run.target},
+              {"model", run.model},
+              {"seed", run.seed},
+              {"scheduler",
+               {{"kind", run.scheduling.kind},
+                {"heuristic", run.scheduling.heuristic},
+                {"round_ops", run.scheduling.round_ops},
+                {"depth", run.scheduling.depth},
+                {"k", run.scheduling.k},
+                {"max_steps", run.scheduling.max_steps},
+                {"description", run.scheduling.description}}},
+              {"workload", workload_to_json(run.workload)},
+              {"schedule", run.schedule.to_text()},
+              {"outcome", dpct::run_outcome_name(run.outcome)},
+              {"message", run.message},
+              {"verdict", verdict},
+              {"history", history::history_to_json(run.history, run.model)}};
+  // A C++20-model run's happens-before between operations, which its verdict may rest on
+  // (detect::CheckOptions::synchronization): per operation [thread, call, clock at return].
+  if (!run.history.clocks().empty()) {
+    json clocks = json::array();
+    for (const history::OperationClock& clock : run.history.clocks()) {
+      clocks.push_back(json::array({clock.thread, clock.call, clock.at_return}));
+    }
+    out["happens_before"] = std::move(clocks);
+  }
+  return out;
 }
 
 // The kinds of the runs a schedule replays: the driver's controlled schedulers (a portfolio
@@ -214,7 +226,7 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
   }
   reader.only(doc,
               {"linfault", "version", "target", "model", "seed", "scheduler", "workload",
-               "schedule", "outcome", "message", "verdict", "history"},
+               "schedule", "outcome", "message", "verdict", "history", "happens_before"},
               "document");
   SavedRun run;
   run.target = reader.string(doc, "target", "document");
@@ -261,7 +273,8 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
 
   const json& verdict = reader.field(doc, "verdict", "document");
   run.verdict.result = parse_result(reader, reader.string(verdict, "result", "verdict"));
-  reader.only(verdict, {"result", "reason", "prefix_events", "culprit"}, "verdict");
+  reader.only(verdict, {"result", "reason", "prefix_events", "culprit", "unsynchronized"},
+              "verdict");
   run.verdict.reason = reader.string(verdict, "reason", "verdict");
   if (run.verdict.result == Result::kViolation) {
     run.verdict.prefix_events = reader.unsigned_number(verdict, "prefix_events", "verdict");
@@ -270,6 +283,10 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
       reader.fail("verdict.culprit", "out of range");
     }
     run.verdict.culprit = static_cast<history::OpIndex>(culprit);
+    if (const auto flag = verdict.find("unsynchronized"); flag != verdict.end()) {
+      if (!flag->is_boolean()) reader.fail("verdict.unsynchronized", "expected true or false");
+      run.verdict.unsynchronized = flag->get<bool>();
+    }
   }
   const json& history = reader.field(doc, "history", "document");
   run.history = history::history_from_json(history, origin);
@@ -278,6 +295,29 @@ SavedRun saved_run_from_json(const nlohmann::json& doc, const std::string& origi
       !spec::same_model(model->get<std::string>(), run.model)) {
     reader.fail("history.model", "\"" + model->get<std::string>() +
                                      "\" is not the saved run's model \"" + run.model + "\"");
+  }
+  if (const auto clocks = doc.find("happens_before"); clocks != doc.end()) {
+    if (!clocks->is_array() || clocks->size() != run.history.size()) {
+      reader.fail("happens_before", "expected one [thread, call, clock] per operation");
+    }
+    std::vector<history::OperationClock> read;
+    for (const json& entry : *clocks) {
+      const bool well_formed = entry.is_array() && entry.size() == 3 &&
+                               entry[0].is_number_unsigned() && entry[1].is_number_unsigned() &&
+                               entry[2].is_array() &&
+                               std::all_of(entry[2].begin(), entry[2].end(),
+                                           [](const json& x) { return x.is_number_unsigned(); });
+      if (!well_formed) {
+        reader.fail("happens_before",
+                    "expected [thread, call, [clock entries]] of unsigned numbers");
+      }
+      history::OperationClock clock;
+      clock.thread = entry[0].get<std::uint32_t>();
+      clock.call = entry[1].get<std::uint32_t>();
+      clock.at_return = entry[2].get<std::vector<std::uint32_t>>();
+      read.push_back(std::move(clock));
+    }
+    run.history.set_clocks(std::move(read));
   }
   return run;
 }

@@ -60,6 +60,7 @@ struct SavedVerdict {
   std::size_t prefix_events = 0;  // kViolation: shortest non-linearizable prefix
   history::OpIndex culprit = -1;  // kViolation
   std::string reason;             // kUnknown: why
+  bool unsynchronized = false;    // kViolation: of the synchronisation requirement
   friend bool operator==(const SavedVerdict&, const SavedVerdict&) = default;
 };
 SavedVerdict summarize(const Verdict& verdict);

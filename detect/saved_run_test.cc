@@ -41,6 +41,35 @@ TEST(SavedRunTest, RoundTripsThroughJson) {
   EXPECT_EQ(saved_run_to_json(back), doc);
 }
 
+// A run under the C++20 model keeps its happens-before clocks and its unsynchronized verdict, and
+// a malformed happens_before is refused.
+TEST(SavedRunTest, WeakMemoryRunsKeepTheirHappensBefore) {
+  DriverOptions options;
+  options.threads = 2;
+  options.ops_per_thread = 4;
+  options.histories = 400;
+  options.jobs = 1;
+  options.memory_model = dpct::MemoryModel::kC11;
+  const DetectionReport report = run_detection(targets::find("wm_seqlock_buggy"), options);
+  const auto failing = report.failing_runs();
+  ASSERT_FALSE(failing.empty());
+  const SavedRun& run = *failing.front();
+  ASSERT_EQ(run.history.clocks().size(), run.history.size());
+  const nlohmann::json doc = saved_run_to_json(run);
+  ASSERT_TRUE(doc.contains("happens_before"));
+  const SavedRun back = saved_run_from_json(nlohmann::json::parse(doc.dump()), "run.json");
+  EXPECT_EQ(back.history.clocks(), run.history.clocks());
+  EXPECT_EQ(back.verdict, run.verdict);
+  EXPECT_EQ(saved_run_to_json(back), doc);
+  for (const nlohmann::json& bad :
+       {nlohmann::json(3), nlohmann::json::array({nlohmann::json::array({0, 1})}),
+        nlohmann::json::array()}) {
+    nlohmann::json broken = doc;
+    broken["happens_before"] = bad;
+    EXPECT_THROW(saved_run_from_json(broken, "bad.json"), history::InputError) << bad.dump();
+  }
+}
+
 TEST(SavedRunTest, ReplayReproducesTheSameHistoryByteForByteAndTheViolation) {
   const SavedRun run = treiber_failure();
   const std::string path = std::filesystem::temp_directory_path() /

@@ -40,6 +40,13 @@ struct CheckOptions {
   // order, with their results) followed by e makes e block. Other models cannot say whether a
   // call may block, and ignore it (pending operations may take effect or not, as always).
   bool stuck = false;
+  // For a history that knows happens-before between its operations (history::History::clocks(),
+  // a controlled run under the C++20 memory model) and a model that tells where elements flow
+  // (spec::FlowModel): a linearizable history still violates it if an operation takes an element
+  // (a pop, a read of a written value) although no operation that put that element in has its
+  // call happen-before the taker's return. A missing release or acquire shows so even where
+  // every value read is the right one, as plain data published with a relaxed store does.
+  bool synchronization = true;
 };
 
 struct Verdict {
@@ -67,6 +74,12 @@ struct Verdict {
   // operation that blocks forever although it blocks in no serial order; prefix_events is the
   // whole history.
   bool stuck = false;
+  // kViolation found by the synchronisation requirement (CheckOptions::synchronization): the
+  // culprit took an element that `source` put in (the first such operation), and no operation
+  // that put it in has its call happen-before the culprit's return. prefix_events ends with the
+  // culprit's response.
+  bool unsynchronized = false;
+  history::OpIndex source = -1;
   // For partitioned checks: the key of the partition that failed, if any.
   std::optional<history::Value> partition_key;
 

@@ -47,6 +47,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#include "dpct/execution_graph.h"
 #include "dpct/fork_server.h"
 #include "dpct/watchdog.h"
 #include "dpct/weak_memory.h"
@@ -204,6 +205,17 @@ class Executor::Impl final : public ExecutionContext, public RunView {
   void note_store(const void* address);
   std::string describe_store(const void* address, const StoreId& id) const;
   std::map<std::pair<const void*, StoreId>, std::size_t> store_steps_;
+  // Weak memory, with the history: where each operation (in invocation order) was called and
+  // returned in the run's memory events, for its happens-before clocks (history::
+  // OperationClock) and the check of synchronisation requirements.
+  struct OperationPoints {
+    ClockPoint call, at_return;
+    bool returned = false;
+  };
+  std::vector<OperationPoints> op_points_;
+  void note_call(ThreadId thread, std::size_t started_at_event);
+  void note_return(history::OpIndex op, ThreadId thread);
+  std::vector<history::OperationClock> operation_clocks() const;
   void fence(std::memory_order order, const SourceLocation& where) override;
   void synchronize(const void* object, bool acquire) override;
   PendingStep pending(ThreadId thread) const override;
@@ -217,6 +229,9 @@ class Executor::Impl final : public ExecutionContext, public RunView {
     std::size_t op = 0;           // the call in progress
     std::uint32_t op_points = 0;  // scheduling points it has passed
     bool invoked = false;         // its invocation event is recorded
+    // Weak memory: the recorded memory events when the call in progress started (before any of
+    // its events, a fence included: the history's call waits for its first access).
+    std::size_t started_at_event = 0;
     Status status = Status::kRunnable;
     const void* waiting_for = nullptr;             // the mutex a blocked thread waits for
     const std::function<bool()>* ready = nullptr;  // when a waiting thread may proceed
@@ -732,10 +747,13 @@ void Executor::Impl::run_thread(ThreadId t) {
   for (; th.op < th.calls->size(); ++th.op) {
     th.invoked = false;
     th.op_points = 0;
+    if (weak_memory()) th.started_at_event = memory_.graph().events.size();
     progress_.beat(static_cast<std::int32_t>(t), &(*th.calls)[th.op], nullptr, 0);
     history::Value result = object_->invoke((*th.calls)[th.op]);
     if (!th.invoked) record_invoke(t);
-    if (options_->record_history) builder_->respond(t, history::Outcome::kOk, std::move(result));
+    if (options_->record_history) {
+      note_return(builder_->respond(t, history::Outcome::kOk, std::move(result)), t);
+    }
     if (weak_memory() && options_->synchronize_operations) memory_.release_to(t, &returned_);
     if (aborting_) return;  // cut short at a point that could not throw (an unlock)
   }
@@ -1274,6 +1292,44 @@ void Executor::Impl::record_invoke(ThreadId t) {
   th.invoked = true;
   if (options_->record_history) builder_->invoke(t, (*th.calls)[th.op]);
   if (weak_memory() && options_->synchronize_operations) memory_.acquire_from(t, &returned_);
+  if (options_->record_history) note_call(t, th.started_at_event);
+}
+
+void Executor::Impl::note_call(ThreadId thread, std::size_t started_at_event) {
+  if (!weak_memory()) return;
+  const ClockPoint point{static_cast<std::uint32_t>(thread), started_at_event};
+  op_points_.push_back({point, point, false});
+}
+
+void Executor::Impl::note_return(history::OpIndex op, ThreadId thread) {
+  if (!weak_memory() || op < 0 || static_cast<std::size_t>(op) >= op_points_.size()) return;
+  OperationPoints& points = op_points_[static_cast<std::size_t>(op)];
+  points.at_return = {static_cast<std::uint32_t>(thread), memory_.graph().events.size()};
+  points.returned = true;
+}
+
+// Happens-before between operations is what the object's own synchronisation (and the start
+// and end of the concurrent part) orders: the executor's ordering of a client's calls
+// (ExecutionOptions::synchronize_operations) is left out, or a relaxed publish would always be
+// ordered by it, the consumer's first access being the load that sees the publish. A call is
+// the entry of the thread's first event after the operation started (a fence before its first
+// access is one of its events).
+std::vector<history::OperationClock> Executor::Impl::operation_clocks() const {
+  std::vector<ClockPoint> points;
+  points.reserve(2 * op_points_.size());
+  for (const OperationPoints& op : op_points_) {
+    points.push_back(op.call);
+    points.push_back(op.at_return);
+  }
+  const auto clocks =
+      happens_before_at(memory_.graph(), points, reinterpret_cast<std::uintptr_t>(&returned_));
+  std::vector<history::OperationClock> out(op_points_.size());
+  for (std::size_t i = 0; i < op_points_.size(); ++i) {
+    out[i].thread = op_points_[i].call.thread;
+    out[i].call = clocks[2 * i][op_points_[i].call.thread] + 1;
+    if (op_points_[i].returned) out[i].at_return = clocks[2 * i + 1];
+  }
+  return out;
 }
 
 void Executor::Impl::fail(RunOutcome outcome, std::string message) {
@@ -1317,10 +1373,15 @@ bool Executor::Impl::run_sequential(const std::vector<history::Call>& calls, Pha
     const history::Call& call = calls[sequential_op_];
     sequential_steps_ = 0;  // the cap is per call (ExecutionOptions::max_steps), not per phase
     progress_.beat(RunProgress::kSequential, &call, nullptr, 0);
-    if (options_->record_history) builder_->invoke(0, call);
+    if (options_->record_history) {
+      builder_->invoke(0, call);
+      note_call(0, weak_memory() ? memory_.graph().events.size() : 0);
+    }
     try {
       history::Value result = object_->invoke(call);
-      if (options_->record_history) builder_->respond(0, history::Outcome::kOk, std::move(result));
+      if (options_->record_history) {
+        note_return(builder_->respond(0, history::Outcome::kOk, std::move(result)), 0);
+      }
     } catch (const AbortRun&) {
       return false;
     } catch (const std::exception& e) {
@@ -1380,8 +1441,13 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   if (spare_reads_.capacity() <= kMaxReservedDecisions)
     run.schedule.reads = std::move(spare_reads_);
   run.schedule.reads.clear();
-  if (weak) memory_.reset(std::max<std::size_t>(1, workload.threads.size()));
+  if (weak) {
+    memory_.reset(std::max<std::size_t>(1, workload.threads.size()));
+    // The history's happens-before clocks come from the recorded events.
+    memory_.record(options.check_memory_model || options.record_history);
+  }
   store_steps_.clear();
+  op_points_.clear();
   holds_baton_ = true;  // the caller runs the object's code until it hands a thread a baton
   sequential_fault_on_thread_zero_ = false;
   ending_thread_zero_ = false;
@@ -1451,7 +1517,13 @@ Run Executor::Impl::execute(const ObjectFactory& factory, const Workload& worklo
   if (options.describe_schedule) scheduler.end(run.schedule);
   decisions_hint_ = run.schedule.decisions.size();
   run.steps = steps_;
-  if (options.record_history) run.history = std::move(*builder_).build();
+  if (options.record_history) {
+    run.history = std::move(*builder_).build();
+    if (weak_memory() && op_points_.size() == run.history.size()) {
+      run.history.set_clocks(operation_clocks());
+    }
+    op_points_.clear();
+  }
   return run;
 }
 
@@ -1497,6 +1569,11 @@ void Executor::Impl::run_object(const ObjectFactory& factory, const Workload& wo
       run_concurrent(workload);
       if (weak_memory()) memory_.synchronize_all();
       if (!aborting_) sequential(workload.reveal, Phase::kReveal);
+    }
+  }
+  if (weak_memory() && options_->check_memory_model) {
+    if (auto violation = find_axiom_violation(memory_.graph())) {
+      run_->memory_model_violation = std::move(*violation);
     }
   }
   stop_thread_zero();

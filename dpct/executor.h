@@ -123,6 +123,11 @@ struct ExecutionOptions {
   // unordered. Off (litmus programs, which are no objects), only the object's own accesses
   // synchronize.
   bool synchronize_operations = true;
+  // Weak memory: record the run's memory events and check them against the C++20 axioms
+  // (dpct/execution_graph.h), independently of the model that produced them; a violation goes to
+  // Run::memory_model_violation. For tests and benchmarks of linfault itself: it costs about as
+  // much as the run.
+  bool check_memory_model = false;
   // Have the scheduler write its name and parameters into Run::schedule (Scheduler::end). A
   // caller that keeps few of its runs turns it off and calls scheduler.end(run.schedule) itself
   // for those it keeps, before the scheduler's next begin(): formatting the parameters of every
@@ -168,6 +173,9 @@ struct Run {
   std::uint64_t access_points = 0;
   // Weak memory: the read decisions that read an older store than the newest.
   std::uint64_t stale_reads = 0;
+  // ExecutionOptions::check_memory_model: the axiom the run's memory events break (a bug in
+  // linfault's model), empty when none or unchecked.
+  std::string memory_model_violation;
   std::vector<TraceStep> trace;
 };
 

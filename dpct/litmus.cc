@@ -781,11 +781,16 @@ std::set<LitmusOutcome> executed_outcomes(const LitmusProgram& program, MemoryMo
   options.execution.record_history = false;
   options.execution.record_points = false;
   options.execution.synchronize_operations = false;  // a thread is no client's operation
+  options.execution.check_memory_model = true;
   const ExhaustiveResult result =
       explore_exhaustively(executor, factory, workload, options, [&](const Run& run) {
         if (run.outcome != RunOutcome::kOk) {
           throw std::logic_error("litmus program " + program.describe() + ": a run ended as " +
                                  run_outcome_name(run.outcome) + ": " + run.message);
+        }
+        if (!run.memory_model_violation.empty()) {
+          throw std::logic_error("litmus program " + program.describe() +
+                                 ": a run breaks the C++20 axioms: " + run.memory_model_violation);
         }
         outcomes.insert(outcome);
         return false;

@@ -101,7 +101,9 @@ std::set<LitmusOutcome> weak_memory_outcomes(const LitmusProgram& program);
 // dpct::Atomic<std::int64_t> locations and dpct::atomic_thread_fence, through the Executor,
 // under every interleaving and (c11) every read decision (explore_exhaustively). So this checks
 // the executor's wiring of the model (dpct/executor.h, dpct/shared.h), not only the model.
-// `executions` receives the runs made. Throws as the two above.
+// Every run's memory events are also checked against the axioms (ExecutionOptions::
+// check_memory_model). `executions` receives the runs made. Throws as the two above, and
+// std::logic_error if a run fails or breaks an axiom.
 std::set<LitmusOutcome> executed_outcomes(const LitmusProgram& program, MemoryModel model,
                                           std::uint64_t* executions = nullptr);
 

@@ -339,6 +339,14 @@ inline ExecutionContext* weak_context() {
   return c != nullptr && c->weak_memory() ? c : nullptr;
 }
 
+// Under a C++20-model execution: a new atomic object lives at `address`, so memory reused for it
+// must not offer the stores of the dead object, even when the new one starts with the old bytes.
+constexpr void new_location(const void* address) {
+  if (!std::is_constant_evaluated()) {
+    if (ExecutionContext* c = weak_context()) c->weak_construct(address);
+  }
+}
+
 // Records the outcome of a lock-like access (try_lock's success) in controlled mode.
 inline void point_done(AccessKind kind, const void* address, const SourceLocation& where,
                        bool success) {
@@ -383,21 +391,18 @@ class Atomic {
 
   static constexpr bool is_always_lock_free = std::atomic<T>::is_always_lock_free;
 
-  // Defaulted like std::atomic's, so construction leaves memory exactly as std::atomic<T> does:
-  // `Atomic<T> a;` runs std::atomic<T>'s default member initializer, T() in place (zero for a
-  // trivial T; a user-provided constructor that sets nothing keeps the bytes already there, as
-  // Boost.Lockfree's tagged pointers over recycled nodes expect), and `Atomic<T> a{};` zeroes
-  // first, as value-initializing std::atomic<T> does.
-  Atomic() = default;
-  // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point. Under
-  // the C++20 model its address becomes a location never seen before (memory reused for a new
-  // object must not offer the stores of the old one). The default constructor cannot say so (it
-  // stays defaulted, so that construction leaves the bytes std::atomic leaves): a reused location
-  // it constructs starts afresh only when its first access finds bytes other than the old ones.
+  // Construction leaves the value's bytes as std::atomic<T>'s does: `Atomic<T> a;` and
+  // `Atomic<T> a{};` run std::atomic<T>'s default member initializer, T() in place (zero for a
+  // trivial T, padding included; a user-provided constructor that sets nothing keeps the bytes
+  // already there, as Boost.Lockfree's tagged pointers over recycled nodes expect). Not a
+  // scheduling point. Under the C++20 model the address becomes a location never seen before
+  // (detail::new_location). User-provided, not defaulted: a defaulted one cannot tell the model,
+  // and an empty base that does makes GCC zero a value-initialized T's fields before T() runs,
+  // unlike std::atomic.
+  constexpr Atomic() noexcept { detail::new_location(this); }
+  // Implicit, like std::atomic's, so `Atomic<int> x = 0;` compiles. Not a scheduling point.
   constexpr Atomic(T initial) noexcept : value_(initial) {  // NOLINT(google-explicit-constructor)
-    if (!std::is_constant_evaluated()) {
-      if (ExecutionContext* c = detail::weak_context()) c->weak_construct(this);
-    }
+    detail::new_location(this);
   }
   Atomic(const Atomic&) = delete;
   Atomic& operator=(const Atomic&) = delete;
@@ -641,10 +646,12 @@ class Atomic {
 // point: test_and_set is an exchange, clear a store, test a load.
 class AtomicFlag {
  public:
-  constexpr AtomicFlag() noexcept = default;
+  // A clear flag; under the C++20 model a location never seen before (detail::new_location).
+  constexpr AtomicFlag() noexcept { detail::new_location(this); }
   // For `AtomicFlag f = ATOMIC_FLAG_INIT;` (libstdc++ spells it `{ 0 }`): a clear flag.
   constexpr AtomicFlag(int clear) noexcept {  // NOLINT(google-explicit-constructor)
     (void)clear;
+    detail::new_location(this);
   }
   AtomicFlag(const AtomicFlag&) = delete;
   AtomicFlag& operator=(const AtomicFlag&) = delete;

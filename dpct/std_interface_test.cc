@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -216,9 +217,8 @@ TEST(StdInterfaceTest, OperatorResultsAndAssignmentMatchStdAtomic) {
   EXPECT_EQ(real += 0.5, 3.0);
 }
 
-// Construction leaves memory exactly as std::atomic<T>'s does, over bytes that are already there
-// (placement-new over recycled memory): default-initialization runs T() in place, and
-// value-initialization zeroes first.
+// Construction leaves the value's bytes exactly as std::atomic<T>'s does, over bytes that are
+// already there (placement-new over recycled memory): both initializations run T() in place.
 struct Tagged {  // Boost.Lockfree's tagged_ptr: a user-provided constructor that sets nothing
   Tagged() noexcept {}  // NOLINT(modernize-use-equals-default): the point of the test
   std::uint32_t index;
@@ -251,20 +251,44 @@ std::vector<unsigned char> bytes_after_construction() {
   return bytes;
 }
 
+// The bytes of T's value: all of them but trailing padding, which GCC may leave or zero (the
+// constructor's T() is zeroed whole, then copied in or built in place), and which no program reads
+// through the object.
 template <class T>
-void expect_same_bytes_as_std_atomic() {
+constexpr std::size_t kValueBytes = sizeof(T);
+template <>
+constexpr std::size_t kValueBytes<Tagged> = offsetof(Tagged, tag) + sizeof(Tagged::tag);
+template <>
+constexpr std::size_t kValueBytes<Plain> = offsetof(Plain, b) + sizeof(Plain::b);
+template <>
+constexpr std::size_t kValueBytes<WithValue> = offsetof(WithValue, b) + sizeof(WithValue::b);
+
+template <class Wrapper, bool kValueInitialize, class T>
+std::vector<unsigned char> value_bytes_after_construction() {
+  std::vector<unsigned char> bytes = bytes_after_construction<Wrapper, kValueInitialize>();
+  bytes.resize(kValueBytes<T>);
+  return bytes;
+}
+
+// `value_initialization`: compare `new (memory) X()` too. Not for a T whose constructor is
+// user-provided and sets nothing (Tagged): what value-initializing std::atomic<T> leaves in its
+// fields then depends on GCC's optimization level (all old bytes at -O2, the first field zeroed
+// at -O1), and the language leaves them indeterminate; Atomic<T> keeps the old bytes.
+template <class T>
+void expect_same_bytes_as_std_atomic(bool value_initialization = true) {
   static_assert(sizeof(Atomic<T>) == sizeof(std::atomic<T>));
   static_assert(alignof(Atomic<T>) == alignof(std::atomic<T>));
   static_assert(std::is_trivially_destructible_v<Atomic<T>>);
   static_assert(!std::is_copy_constructible_v<Atomic<T>> && !std::is_copy_assignable_v<Atomic<T>>);
-  EXPECT_EQ((bytes_after_construction<Atomic<T>, false>()),
-            (bytes_after_construction<std::atomic<T>, false>()));
-  EXPECT_EQ((bytes_after_construction<Atomic<T>, true>()),
-            (bytes_after_construction<std::atomic<T>, true>()));
+  EXPECT_EQ((value_bytes_after_construction<Atomic<T>, false, T>()),
+            (value_bytes_after_construction<std::atomic<T>, false, T>()));
+  if (!value_initialization) return;
+  EXPECT_EQ((value_bytes_after_construction<Atomic<T>, true, T>()),
+            (value_bytes_after_construction<std::atomic<T>, true, T>()));
 }
 
 TEST(StdInterfaceTest, ConstructionLeavesTheBytesStdAtomicLeaves) {
-  expect_same_bytes_as_std_atomic<Tagged>();
+  expect_same_bytes_as_std_atomic<Tagged>(/*value_initialization=*/false);
   expect_same_bytes_as_std_atomic<Plain>();
   expect_same_bytes_as_std_atomic<WithValue>();
   expect_same_bytes_as_std_atomic<int>();

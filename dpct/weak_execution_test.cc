@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <utility>
@@ -275,6 +276,57 @@ TEST(WeakExecutionTest, SpinWaitsTerminate) {
       EXPECT_EQ(run.outcome, RunOutcome::kOk) << "hint " << hint << ": " << run.message;
     }
   }
+}
+
+// Memory reused for a new atomic whose bytes equal the dead one's last store: the new object must
+// not offer the dead one's stores. Thread 0 writes 5 then 0 to the old cell and frees it; thread 1
+// reuses the memory (default construction leaves the bytes, 0) and publishes it; thread 2 reads
+// it once an acquire saw it published. The allocator's own synchronization, which the model does
+// not see, stands here as a relaxed flag: without it the old stores are unordered with the read,
+// and 5 would be a stale read of an object that no longer exists.
+class ReusedCell final : public ObjectUnderTest {
+ public:
+  ReusedCell() { new (storage_) Atomic<int>; }
+  Value invoke(const Call& c) override {
+    if (c.method == "use") {
+      cell()->store(5, kRelaxed);
+      cell()->store(0, kRelaxed);
+      freed_.store(1, kRelaxed);
+      return {};
+    }
+    if (c.method == "reuse") {
+      while (freed_.load(kRelaxed) == 0) spin_hint();
+      cell()->~Atomic<int>();
+      new (storage_) Atomic<int>;
+      published_.store(1, kRelease);
+      return {};
+    }
+    while (published_.load(kAcquire) == 0) spin_hint();
+    return cell()->load(kRelaxed);
+  }
+
+ private:
+  Atomic<int>* cell() { return std::launder(reinterpret_cast<Atomic<int>*>(storage_)); }
+  alignas(Atomic<int>) unsigned char storage_[sizeof(Atomic<int>)];
+  Atomic<int> freed_{0};
+  Atomic<int> published_{0};
+};
+
+TEST(WeakExecutionTest, AnAtomicConstructedOverReusedMemoryOffersNoStoreOfTheDeadOne) {
+  Workload w;
+  w.threads = {{Call{"use", {}}}, {Call{"reuse", {}}}, {Call{"read", {}}}};
+  WeakReadScheduler c11 = weak();
+  Executor executor;
+  std::set<std::int64_t> read;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    c11.reseed(seed);
+    dpct::Run run = executor.execute(factory_of<ReusedCell>(), w, c11, unordered());
+    ASSERT_EQ(run.outcome, RunOutcome::kOk) << run.message;
+    for (const auto& op : run.history.operations()) {
+      if (op.call.method == "read") read.insert(op.result.as_int());
+    }
+  }
+  EXPECT_EQ(read, (std::set<std::int64_t>{0}));
 }
 
 TEST(WeakExecutionTest, ReadPoliciesParseAndPrint) {

@@ -17,6 +17,9 @@ void WeakMemory::reset(std::size_t threads) {
   locations_.clear();
   incarnations_.clear();
   objects_.clear();
+  graph_ = ExecutionGraph{};
+  graph_.threads = threads;
+  serials_ = 0;
   pending_ = PendingLoad{};
   sc_fence_clock_ = new_clock();
   sc_write_times_ = new_clock();
@@ -55,7 +58,19 @@ std::uint32_t WeakMemory::tick(Thread thread) {
   return ++at(thread_states_[thread].clock)[thread];
 }
 
+std::int64_t WeakMemory::note(GraphEvent::Kind kind, std::uint32_t thread, std::uint64_t location,
+                              std::memory_order order, std::int64_t reads_from) {
+  if (!recording_) return -1;
+  graph_.events.push_back({kind, thread, location, order, reads_from});
+  return static_cast<std::int64_t>(graph_.events.size()) - 1;
+}
+
+namespace {
+std::uint64_t object_key(const void* object) { return reinterpret_cast<std::uintptr_t>(object); }
+}  // namespace
+
 void WeakMemory::synchronize_all() {
+  note(GraphEvent::Kind::kBarrier, GraphEvent::kNoThread, 0, std::memory_order_seq_cst);
   const ClockRef all = new_clock();
   for (const ThreadState& state : thread_states_) join(all, state.clock);
   for (const ThreadState& state : thread_states_) join(state.clock, all);
@@ -63,6 +78,7 @@ void WeakMemory::synchronize_all() {
 
 void WeakMemory::release_to(Thread thread, const void* object) {
   tick(thread);
+  note(GraphEvent::Kind::kRelease, thread, object_key(object), std::memory_order_release);
   auto [it, added] = objects_.try_emplace(object, kNoClock);
   if (added) it->second = new_clock();
   join(it->second, thread_states_[thread].clock);
@@ -70,15 +86,9 @@ void WeakMemory::release_to(Thread thread, const void* object) {
 
 void WeakMemory::acquire_from(Thread thread, const void* object) {
   tick(thread);
+  note(GraphEvent::Kind::kAcquire, thread, object_key(object), std::memory_order_acquire);
   const auto it = objects_.find(object);
   if (it != objects_.end()) join(thread_states_[thread].clock, it->second);
-}
-
-void WeakMemory::on_construct(Thread thread, const void* address, std::size_t size,
-                              const void* bytes) {
-  tick(thread);
-  locations_.erase(address);
-  locate(address, size, bytes);
 }
 
 void WeakMemory::forget(const void* address) {
@@ -101,6 +111,7 @@ WeakMemory::Location& WeakMemory::locate(const void* address, std::size_t size,
     location.size = static_cast<std::uint32_t>(size);
     location.incarnation = incarnations_[address]++;
     location.stores_by.assign(threads_, 0);
+    location.serial = serials_++;
     location.bytes.assign(static_cast<const std::byte*>(current),
                           static_cast<const std::byte*>(current) + size);
     Store initial;  // StoreId{} is the initial store
@@ -110,6 +121,11 @@ WeakMemory::Location& WeakMemory::locate(const void* address, std::size_t size,
       // synchronises with everything done so far (never less than the truth).
       initial.sync = new_clock();
       for (const ThreadState& state : thread_states_) join(initial.sync, state.clock);
+    }
+    initial.event = note(GraphEvent::Kind::kInit, GraphEvent::kNoThread, location.serial,
+                         std::memory_order_relaxed);
+    if (initial.event >= 0 && location.incarnation > 0) {
+      graph_.events[static_cast<std::size_t>(initial.event)].synchronizes_all = true;
     }
     location.stores.push_back(initial);
     // Thread floors and read marks of the old location index stores that are gone.
@@ -191,6 +207,8 @@ const std::byte* WeakMemory::commit_load(std::size_t choice) {
   Location& location = it->second;
   const std::uint32_t index = pending_.indices[choice];
   pending_.ready = false;
+  note(GraphEvent::Kind::kRead, pending_.thread, location.serial, pending_.order,
+       location.stores[index].event);
   read(pending_.thread, pending_.address, location, index, pending_.order);
   return location.bytes.data() + location.stores[index].bytes;
 }
@@ -212,9 +230,10 @@ void WeakMemory::read(Thread thread, const void* address, Location& location, st
 }
 
 void WeakMemory::append(Thread thread, Location& location, const void* bytes, ClockRef sync,
-                        bool seq_cst) {
+                        bool seq_cst, std::int64_t event) {
   ThreadState& state = thread_states_[thread];
   Store store;
+  store.event = event;
   store.id = StoreId{thread, location.stores_by[thread]++, location.incarnation};
   store.time = at(state.clock)[thread];
   store.sync = sync;
@@ -239,7 +258,8 @@ void WeakMemory::store(Thread thread, const void* address, std::size_t size,
   const ClockRef sync = new_clock();
   const ThreadState& state = thread_states_[thread];
   join(sync, releases(order) ? state.clock : state.release_fence);
-  append(thread, location, bytes, sync, order == std::memory_order_seq_cst);
+  append(thread, location, bytes, sync, order == std::memory_order_seq_cst,
+         note(GraphEvent::Kind::kWrite, thread, location.serial, order));
 }
 
 void WeakMemory::read_modify_write(Thread thread, const void* address, std::size_t size,
@@ -251,17 +271,20 @@ void WeakMemory::read_modify_write(Thread thread, const void* address, std::size
   if (seq_cst) join(state.sc_fences, sc_fence_clock_);
   Location& location = locate(address, size, current);
   const auto newest = static_cast<std::uint32_t>(location.stores.size() - 1);
+  const std::int64_t event = note(GraphEvent::Kind::kUpdate, thread, location.serial, order,
+                                  location.stores[newest].event);
   read(thread, address, location, newest, order);
   // C++20 release sequence: the RMW passes on what the store it read carried.
   const ClockRef sync = new_clock();
   join(sync, location.stores[newest].sync);
   join(sync, releases(order) ? state.clock : state.release_fence);
-  append(thread, location, bytes, sync, seq_cst);
+  append(thread, location, bytes, sync, seq_cst, event);
 }
 
 void WeakMemory::fence(Thread thread, std::memory_order order) {
   if (order == std::memory_order_relaxed) return;
   tick(thread);
+  note(GraphEvent::Kind::kFence, thread, 0, order);
   ThreadState& state = thread_states_[thread];
   if (acquires(order)) join(state.clock, state.acquire_pending);
   if (order == std::memory_order_seq_cst) {

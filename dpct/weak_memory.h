@@ -35,12 +35,12 @@
 // outcomes C++20 allows; none is an outcome C++20 forbids (dpct/litmus.h checks this against the
 // axioms on litmus programs).
 //
-// Locations are keyed by address. A location is first seen at its first access (or its
-// construction, on_construct), and its bytes then are its initial store, visible to every
-// thread. When an access finds bytes that differ from the newest store the model holds (memory
-// freed and reused, written outside the model), the location starts afresh from those bytes, as
-// does an access of another size; reading that initial store synchronises with everything every
-// thread did so far, since the model cannot tell who wrote it.
+// Locations are keyed by address. A location is first seen at its first access (the first after
+// forget, which a new object's construction calls), and its bytes then are its initial store,
+// visible to every thread. When an access finds bytes that differ from the newest store the model
+// holds (memory freed and reused, written outside the model), the location starts afresh from those
+// bytes, as does an access of another size; reading that initial store synchronises with everything
+// every thread did so far, since the model cannot tell who wrote it.
 //
 // A store's identity (StoreId: its writer and how many stores that writer made to the location
 // before it) does not depend on addresses, so a read choice recorded as a StoreId replays in
@@ -65,6 +65,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dpct/execution_graph.h"
 #include "dpct/memory_model.h"
 
 namespace linfault::dpct {
@@ -90,9 +91,6 @@ class WeakMemory {
   void release_to(Thread thread, const void* object);
   void acquire_from(Thread thread, const void* object);
 
-  // The object at `address` was constructed by `thread` with these bytes: a new location whose
-  // initial store they are.
-  void on_construct(Thread thread, const void* address, std::size_t size, const void* bytes);
   // A new object lives at `address`: its next access starts a location as if the address had
   // never been seen (so what the model does does not depend on whether the allocator reused it).
   void forget(const void* address);
@@ -127,6 +125,12 @@ class WeakMemory {
   // `thread`'s happens-before clock: entry u counts u's events that happen-before its next one.
   std::span<const std::uint32_t> clock(Thread thread) const;
 
+  // With `on`, every event from here on is also written to graph() (a location's start, loads,
+  // stores, RMWs, fences, releases, acquires, synchronize_all), for find_axiom_violation. reset()
+  // empties the graph and keeps the setting. Copies carry their own graph.
+  void record(bool on) { recording_ = on; }
+  const ExecutionGraph& graph() const { return graph_; }
+
   // Stores the location at `address` holds now (0 when unknown), and the newest one's id, for
   // tests and reports.
   std::size_t stores_at(const void* address) const;
@@ -147,10 +151,12 @@ class WeakMemory {
     std::uint32_t bytes = 0;         // offset in Location::bytes
     bool sc = false;                 // an SC store, or happens-before one (Miri's is_seqcst)
     bool sc_read = false;            // read by an SC load or RMW
+    std::int64_t event = -1;         // its event in graph_, when recording
   };
   struct Location {
     std::uint32_t size = 0;
     std::uint32_t incarnation = 0;
+    std::uint64_t serial = 0;              // names it in graph_ (addresses are reused)
     std::vector<Store> stores;             // modification order = execution order
     std::vector<std::byte> bytes;          // the stores' values, `size` each
     std::vector<std::uint32_t> stores_by;  // per thread: stores made so far (StoreId::seq)
@@ -176,7 +182,8 @@ class WeakMemory {
 
   // The location at `address`, made or started afresh from `current` when needed.
   Location& locate(const void* address, std::size_t size, const void* current);
-  void append(Thread thread, Location& location, const void* bytes, ClockRef sync, bool seq_cst);
+  void append(Thread thread, Location& location, const void* bytes, ClockRef sync, bool seq_cst,
+              std::int64_t event);
   void read(Thread thread, const void* address, Location& location, std::uint32_t index,
             std::memory_order order);
 
@@ -189,6 +196,12 @@ class WeakMemory {
   std::unordered_map<const void*, Location> locations_;
   std::unordered_map<const void*, std::uint32_t> incarnations_;  // starts so far, per address
   std::unordered_map<const void*, ClockRef> objects_;            // release_to / acquire_from
+  bool recording_ = false;
+  ExecutionGraph graph_;
+  std::uint64_t serials_ = 0;  // locations started so far
+  // Appends an event to graph_ when recording, and returns its index (-1 otherwise).
+  std::int64_t note(GraphEvent::Kind kind, std::uint32_t thread, std::uint64_t location,
+                    std::memory_order order, std::int64_t reads_from = -1);
 
   // The load prepared by load_candidates (by address: a copy of the model may commit it).
   struct PendingLoad {

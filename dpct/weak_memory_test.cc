@@ -417,9 +417,13 @@ TEST(WeakMemoryTest, MemoryRewrittenOutsideTheModelStartsAfresh) {
   std::memcpy(&read, memory.commit_load(0), sizeof read);
   EXPECT_EQ(read, 42);
   EXPECT_EQ(memory.stores_at(&x), 1u);
-  // So does a construction, and an access of another size.
-  memory.on_construct(0, &x, sizeof x, &x);
-  EXPECT_EQ(memory.stores_at(&x), 1u);
+  // So does a location forgotten (a new object constructed there), even with the same bytes.
+  memory.store(0, &x, sizeof x, kRelaxed, &x, &one);
+  x = 1;
+  EXPECT_EQ(memory.stores_at(&x), 2u);
+  memory.forget(&x);
+  EXPECT_EQ(memory.stores_at(&x), 0u);
+  EXPECT_EQ(memory.load_candidates(1, &x, sizeof x, kRelaxed, &x).size(), 1u);
 }
 
 TEST(WeakMemoryTest, ALocationStartedAfreshSynchronisesWithEverything) {

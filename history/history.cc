@@ -48,6 +48,25 @@ bool History::precedes(OpIndex o1, OpIndex o2) const {
   return a.return_event != kNoEvent && a.return_event < b.call_event;
 }
 
+void History::set_clocks(std::vector<OperationClock> clocks) {
+  if (!clocks.empty() && clocks.size() != ops_.size()) {
+    throw std::invalid_argument("History::set_clocks: " + std::to_string(clocks.size()) +
+                                " clocks for " + std::to_string(ops_.size()) + " operations");
+  }
+  clocks_ = std::move(clocks);
+}
+
+bool History::call_happens_before_return(OpIndex o1, OpIndex o2) const {
+  const Operation& a = op(o1);
+  const Operation& b = op(o2);
+  if (b.return_event == kNoEvent) return false;
+  if (a.process == b.process && a.call_event < b.return_event) return true;
+  if (clocks_.empty()) return false;
+  const OperationClock& x = clocks_[static_cast<std::size_t>(o1)];
+  const OperationClock& y = clocks_[static_cast<std::size_t>(o2)];
+  return x.thread < y.at_return.size() && y.at_return[x.thread] >= x.call;
+}
+
 History History::prefix(std::size_t n_events) const {
   n_events = std::min(n_events, events_.size());
   History out;
@@ -74,6 +93,17 @@ History History::prefix(std::size_t n_events) const {
     }
     out.events_.push_back({ev.kind, new_index[ev.op]});
   }
+  if (!clocks_.empty()) {
+    out.clocks_.resize(out.ops_.size());
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (new_index[i] < 0) continue;
+      OperationClock& clock = out.clocks_[static_cast<std::size_t>(new_index[i])];
+      clock = clocks_[i];
+      if (out.ops_[static_cast<std::size_t>(new_index[i])].return_event == kNoEvent) {
+        clock.at_return.clear();
+      }
+    }
+  }
   return out;
 }
 
@@ -99,6 +129,9 @@ History History::subhistory(const std::vector<OpIndex>& keep) const {
     } else {
       out.ops_[ni].return_event = e;
     }
+  }
+  if (!clocks_.empty()) {
+    for (OpIndex i : sorted) out.clocks_.push_back(clocks_[static_cast<std::size_t>(i)]);
   }
   return out;
 }
@@ -142,6 +175,7 @@ void HistoryBuilder::reuse(History&& spent) {
   history_.ops_ = std::move(spent.ops_);
   history_.events_ = std::move(spent.events_);
   history_.events_.clear();
+  history_.clocks_.clear();
 }
 
 void HistoryBuilder::reserve(std::size_t operations, std::size_t events) {

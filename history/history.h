@@ -83,6 +83,18 @@ struct Operation {
   std::string to_string() const;
 };
 
+// Happens-before between operations, which a controlled run under the C++20 memory model knows
+// (dpct, memory model c11) and a recorded history does not: the logical thread that ran the
+// operation, the entry of that thread's happens-before clock at its call, and the thread's whole
+// clock at its return (empty while it is pending). Operation a's call happens-before b's return
+// when b's clock at return has reached a's call entry.
+struct OperationClock {
+  std::uint32_t thread = 0;
+  std::uint32_t call = 0;
+  std::vector<std::uint32_t> at_return;
+  friend bool operator==(const OperationClock&, const OperationClock&) = default;
+};
+
 struct Event {
   enum class Kind : std::uint8_t { kCall, kReturn };
   Kind kind;
@@ -107,6 +119,15 @@ class History {
   // o1 precedes o2 in real time: o1 completed and its response comes before o2's invocation.
   bool precedes(OpIndex o1, OpIndex o2) const;
 
+  // Happens-before between operations (OperationClock), one per operation, when the run that
+  // made the history knew it; empty otherwise. prefix() and subhistory() keep it; == ignores it.
+  const std::vector<OperationClock>& clocks() const { return clocks_; }
+  // Throws std::invalid_argument unless there is one per operation (or none).
+  void set_clocks(std::vector<OperationClock> clocks);
+  // o1's call happens-before o2's return: o1 comes first in the same process, or the clocks say
+  // so. False when the history has no clocks or o2 has not returned.
+  bool call_happens_before_return(OpIndex o1, OpIndex o2) const;
+
   // The history made of the first `n_events` events: operations whose response lies beyond the
   // cut become pending, operations invoked beyond it disappear. Operation indices are kept in
   // invocation order, so the result's op i corresponds to the i-th invocation.
@@ -123,6 +144,7 @@ class History {
   std::vector<Operation> ops_;
   std::vector<Event> events_;
   std::string origin_;
+  std::vector<OperationClock> clocks_;
 };
 
 // Thrown by readers and by HistoryBuilder for malformed input. what() is one line:

@@ -91,6 +91,33 @@ TEST(ValueTest, OrderIsLinearInTheNesting) {
   EXPECT_TRUE(Value(true) < Value(0));  // by kind first
 }
 
+TEST(HistoryTest, ClocksTellCallHappensBeforeReturnAndFollowPrefixesAndSubhistories) {
+  HistoryBuilder b("clocks");
+  b.invoke(0, {"enq", {1}});  // op 0
+  b.invoke(1, {"deq", {}});   // op 1
+  b.respond(0, Outcome::kOk, Value());
+  b.invoke(0, {"enq", {2}});  // op 2
+  b.respond(1, Outcome::kOk, 1);
+  b.respond(0, Outcome::kOk, Value());
+  History h = std::move(b).build();
+  EXPECT_FALSE(h.call_happens_before_return(0, 1));  // no clocks
+  EXPECT_TRUE(h.call_happens_before_return(0, 2));   // the same process, in program order
+  EXPECT_THROW(h.set_clocks({{0, 1, {}}}), std::invalid_argument);
+  h.set_clocks({{0, 1, {3, 0}}, {1, 1, {2, 4}}, {0, 4, {5, 0}}});
+  EXPECT_TRUE(h.call_happens_before_return(0, 1));   // 2 >= 1
+  EXPECT_FALSE(h.call_happens_before_return(2, 1));  // 2 < 4
+  EXPECT_FALSE(h.call_happens_before_return(1, 0));
+  // Cut before op 1's response: it is pending, so nothing happens-before its return.
+  const History cut = h.prefix(4);
+  ASSERT_EQ(cut.clocks().size(), 3u);
+  EXPECT_TRUE(cut.clocks()[1].at_return.empty());
+  EXPECT_FALSE(cut.call_happens_before_return(0, 1));
+  const History sub = h.subhistory({2, 1});
+  ASSERT_EQ(sub.clocks().size(), 2u);
+  EXPECT_EQ(sub.clocks()[0], h.clocks()[1]);
+  EXPECT_EQ(sub, h.subhistory({2, 1}));
+}
+
 TEST(HistoryTest, BuilderOrdersEventsAndLeavesOpenCallsPending) {
   const History h = overlapping_pair();
   ASSERT_EQ(h.size(), 3u);

@@ -219,9 +219,7 @@ BoundedVerifyResult verify_bounded(const targets::Target& target,
     detect::Verdict verdict = detect::check_history(target.model, run.history, check);
     if (verdict.result == detect::Result::kUnknown) ++unknown_checks;
     if (verdict.result != detect::Result::kViolation) return false;
-    result.failure = verdict.stuck ? stuck_violation(run, verdict.culprit)
-                                   : "not linearizable: no linearization explains " +
-                                         run.history.op(verdict.culprit).to_string();
+    result.failure = violation_reason(run, verdict);
     failing_verdict = std::move(verdict);
     return true;
   };

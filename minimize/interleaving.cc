@@ -14,8 +14,14 @@ using Kind = InterleavingRow::Kind;
 constexpr const char* kCulpritMark = "  <== not linearizable";
 constexpr const char* kBlockedCulpritMark = "  <== never returns, though no serial order blocks";
 
+constexpr const char* kUnsynchronizedMark =
+    "  <== unsynchronized: took an element whose insertion does not happen-before it";
+constexpr const char* kSourceMark = "  <== put in the element taken without synchronisation";
+
 const char* mark_of(const InterleavingRow& row) {
+  if (row.source) return kSourceMark;
   if (!row.culprit) return "";
+  if (row.unsynchronized) return kUnsynchronizedMark;
   return row.blocked ? kBlockedCulpritMark : kCulpritMark;
 }
 
@@ -154,7 +160,8 @@ std::string describe_access(const dpct::TraceStep& step) {
 }
 
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,
-                                               std::optional<OpIndex> culprit) {
+                                               std::optional<OpIndex> culprit,
+                                               std::optional<OpIndex> source) {
   const history::History& history = run.history;
   const std::vector<CallPosition> positions = call_positions(workload, history);
   std::map<CallPosition, OpIndex> op_at;
@@ -189,6 +196,8 @@ std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, c
     if (kind == Kind::kReturn) {
       row.text = result_text(history.op(op));
       row.culprit = culprit && *culprit == op;
+      row.unsynchronized = row.culprit && source.has_value();
+      row.source = source && *source == op;
       if (!history.op(op).completed() && dpct::ended_stuck(run.outcome)) {
         row.blocked = true;
         row.text = row.operation + " blocks forever (the run ended in a " +
@@ -239,8 +248,9 @@ std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, c
 }
 
 std::string format_interleaving_columns(const dpct::Workload& workload, const dpct::Run& run,
-                                        std::optional<OpIndex> culprit) {
-  const std::vector<InterleavingRow> rows = interleaving_rows(workload, run, culprit);
+                                        std::optional<OpIndex> culprit,
+                                        std::optional<OpIndex> source) {
+  const std::vector<InterleavingRow> rows = interleaving_rows(workload, run, culprit, source);
   std::vector<const InterleavingRow*> setup, concurrent, reveal;
   for (const InterleavingRow& row : rows) {
     (row.phase == dpct::Phase::kSetup        ? setup
@@ -292,8 +302,9 @@ std::string format_interleaving_columns(const dpct::Workload& workload, const dp
 }
 
 std::string format_interleaving_compact(const dpct::Workload& workload, const dpct::Run& run,
-                                        std::optional<OpIndex> culprit) {
-  const std::vector<InterleavingRow> rows = interleaving_rows(workload, run, culprit);
+                                        std::optional<OpIndex> culprit,
+                                        std::optional<OpIndex> source) {
+  const std::vector<InterleavingRow> rows = interleaving_rows(workload, run, culprit, source);
   std::string out = "interleaving (" + std::to_string(run.trace.size()) + " shared accesses):\n";
   auto line = [](const std::string& step, const std::string& who, const std::string& operation,
                  const std::string& access, const std::string& at, const std::string& value) {
@@ -330,15 +341,17 @@ std::string format_interleaving_compact(const dpct::Workload& workload, const dp
 
 std::string format_interleaving(const dpct::Workload& workload, const dpct::Run& run,
                                 const InterleavingOptions& options) {
-  if (options.compact) return format_interleaving_compact(workload, run, options.culprit);
-  std::string columns = format_interleaving_columns(workload, run, options.culprit);
+  if (options.compact) {
+    return format_interleaving_compact(workload, run, options.culprit, options.source);
+  }
+  std::string columns = format_interleaving_columns(workload, run, options.culprit, options.source);
   if (options.max_width > 0) {
     std::size_t start = 0;
     while (start < columns.size()) {
       std::size_t end = columns.find('\n', start);
       if (end == std::string::npos) end = columns.size();
       if (end - start > options.max_width) {
-        return format_interleaving_compact(workload, run, options.culprit);
+        return format_interleaving_compact(workload, run, options.culprit, options.source);
       }
       start = end + 1;
     }

@@ -50,14 +50,21 @@ struct InterleavingRow {
   std::string operation;      // "pop()"
   std::string text;           // kAccess: "cas node#2 -> null (stacks.h:43)"; kReturn: "pop() -> 1"
   bool culprit = false;       // kReturn of the operation no linearization explains
+  // For an unsynchronized verdict (detect::Verdict::unsynchronized): `culprit` marks the
+  // operation that took an element without happens-before from where it was put in, and `source`
+  // the kReturn of the operation that put it in.
+  bool unsynchronized = false;
+  bool source = false;
   // kReturn of an operation still pending when a stuck run (deadlock, livelock) ended: it blocks
   // forever. As the culprit, it is one that no serial order makes block (Line-Up's rule).
   bool blocked = false;
 };
 
-// The rows of `run` in execution order; `culprit` (an operation of run.history) is marked.
+// The rows of `run` in execution order; `culprit` (an operation of run.history) is marked, and,
+// when given, `source`: then the culprit is unsynchronized (it took the element `source` put in).
 std::vector<InterleavingRow> interleaving_rows(const dpct::Workload& workload, const dpct::Run& run,
-                                               std::optional<history::OpIndex> culprit = {});
+                                               std::optional<history::OpIndex> culprit = {},
+                                               std::optional<history::OpIndex> source = {});
 
 // "cas node#2 -> null", "load 3", "cas failed (found node#1)", "try_lock failed", "unlock"; an
 // order other than seq_cst follows in brackets: "load 3 [acquire]", "cas 1 -> 2 [acq_rel/relaxed]".
@@ -66,16 +73,19 @@ std::string describe_access(const dpct::TraceStep& step);
 
 struct InterleavingOptions {
   std::optional<history::OpIndex> culprit;
-  bool compact = false;       // always the compact layout
+  std::optional<history::OpIndex> source;  // detect::Verdict::source, for an unsynchronized one
+  bool compact = false;                    // always the compact layout
   std::size_t max_width = 0;  // columns wider than this fall back to compact; 0: no limit
 };
 
 std::string format_interleaving(const dpct::Workload& workload, const dpct::Run& run,
                                 const InterleavingOptions& options = {});
 std::string format_interleaving_columns(const dpct::Workload& workload, const dpct::Run& run,
-                                        std::optional<history::OpIndex> culprit = {});
+                                        std::optional<history::OpIndex> culprit = {},
+                                        std::optional<history::OpIndex> source = {});
 std::string format_interleaving_compact(const dpct::Workload& workload, const dpct::Run& run,
-                                        std::optional<history::OpIndex> culprit = {});
+                                        std::optional<history::OpIndex> culprit = {},
+                                        std::optional<history::OpIndex> source = {});
 
 }  // namespace linfault::minimize
 

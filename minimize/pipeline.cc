@@ -141,6 +141,7 @@ void print_minimization(std::ostream& out, const TargetMinimization& m, bool com
   out << test_case_to_text(m.test_case);
   InterleavingOptions layout;
   if (m.verdict.result == detect::Result::kViolation) layout.culprit = m.verdict.culprit;
+  if (m.verdict.unsynchronized) layout.source = m.verdict.source;
   layout.compact = compact;
   layout.max_width = 120;
   out << "\nfailing interleaving:\n"
@@ -185,9 +186,7 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
   check.stuck = judged_stuck;
   detect::Verdict verdict = detect::check_history(target.model, run.history, check);
   if (verdict.result != detect::Result::kViolation) return std::nullopt;
-  std::string why = verdict.stuck ? stuck_violation(run, verdict.culprit)
-                                  : "not linearizable: no linearization explains " +
-                                        run.history.op(verdict.culprit).to_string();
+  std::string why = violation_reason(run, verdict);
   if (verdict_out) *verdict_out = std::move(verdict);
   return why;
 }
@@ -196,6 +195,10 @@ std::optional<std::string> failure_of(const targets::Target& target, const dpct:
 // history that no order explains, and a user reading "not linearizable" would look for one.
 std::string failure_headline(const TargetMinimization& m) {
   if (m.verdict.result == detect::Result::kViolation) {
+    if (m.verdict.unsynchronized) {
+      return "does not synchronize (an element is taken without happens-before from where it "
+             "was put in)";
+    }
     return m.verdict.stuck ? "is not linearizable (an operation never returns)"
                            : "is not linearizable";
   }
@@ -216,6 +219,7 @@ std::string render_failure(const dpct::Workload& workload, const dpct::Run& run,
                            const detect::Verdict& verdict) {
   InterleavingOptions layout;
   if (verdict.result == detect::Result::kViolation) layout.culprit = verdict.culprit;
+  if (verdict.unsynchronized) layout.source = verdict.source;
   layout.max_width = 120;
   return format_interleaving(workload, run, layout);
 }

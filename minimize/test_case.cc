@@ -237,6 +237,17 @@ std::string stuck_violation(const dpct::Run& run, OpIndex culprit) {
          "), and no serial order of the operations makes it block";
 }
 
+std::string violation_reason(const dpct::Run& run, const detect::Verdict& verdict) {
+  if (verdict.stuck) return stuck_violation(run, verdict.culprit);
+  const std::string culprit = run.history.op(verdict.culprit).to_string();
+  if (verdict.unsynchronized) {
+    return "unsynchronized: " + culprit + " took the element of " +
+           run.history.op(verdict.source).to_string() +
+           ", whose call does not happen-before its return (a missing release or acquire)";
+  }
+  return "not linearizable: no linearization explains " + culprit;
+}
+
 TestCase test_case_from_run(const std::string& target, const std::string& model,
                             const dpct::Workload& workload, const dpct::Run& run,
                             const detect::Verdict& verdict, std::uint64_t max_steps,
@@ -271,8 +282,8 @@ TestCase test_case_from_run(const std::string& target, const std::string& model,
     if (list == nullptr || at.index >= list->size()) continue;
     (*list)[at.index] = step_of(run.history, static_cast<OpIndex>(i), culprit);
   }
-  if (culprit >= 0 && verdict.stuck) {
-    tc.violation = stuck_violation(run, culprit);
+  if (culprit >= 0 && (verdict.stuck || verdict.unsynchronized)) {
+    tc.violation = violation_reason(run, verdict);
   } else if (culprit >= 0) {
     tc.violation = "no linearization explains " + run.history.op(culprit).to_string();
   } else if (run.outcome != dpct::RunOutcome::kOk) {
@@ -437,12 +448,15 @@ std::string step_to_text(const Step& step) {
 
 std::string test_case_to_text(const TestCase& tc) {
   std::string out;
+  const char* culprit_mark = tc.violation.starts_with("unsynchronized: ")
+                                 ? "   <-- took an element without synchronisation"
+                                 : "   <-- cannot be explained";
   auto line = [&](const std::string& label, const std::vector<Step>& list) {
     out += label;
     if (list.empty()) out += " (none)";
     for (std::size_t i = 0; i < list.size(); ++i) {
       out += (i ? "; " : " ") + step_to_text(list[i]);
-      if (list[i].culprit) out += "   <-- cannot be explained";
+      if (list[i].culprit) out += culprit_mark;
     }
     out += "\n";
   };

@@ -98,6 +98,12 @@ std::vector<CallPosition> call_positions(const dpct::Workload& workload,
 // (deadlock), and no serial order of the operations makes it block".
 std::string stuck_violation(const dpct::Run& run, history::OpIndex culprit);
 
+// Why a run whose verdict is a violation fails, in one line: stuck_violation for a stuck one;
+// "unsynchronized: p1 deq() -> 7 took the element of p0 enq(7), whose call does not
+// happen-before its return (a missing release or acquire)" for detect::Verdict::unsynchronized;
+// "not linearizable: no linearization explains p1 deq() -> 7" otherwise.
+std::string violation_reason(const dpct::Run& run, const detect::Verdict& verdict);
+
 // The target-level test case of a failing controlled run of `workload` on `target`: its calls
 // with the results `run` observed (calls the run never reached are pending), run.schedule as the
 // schedule, the culprit and violation of `verdict` (or the run's failing outcome), and

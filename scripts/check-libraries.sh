@@ -11,10 +11,13 @@
 #   - the project's GoogleTest check passes the correct containers and fails boost_stack_buggy;
 #   - `libraries-linfault run` finds the wrapper's own non-atomic peek() (boost_stack_buggy, exit
 #     1) and its interleaving names lines of the installed boost/lockfree/stack.hpp;
+#   - under --memory-model c11 (the C++20 model, with its synchronisation requirement),
+#     `detect` finds nothing in 10,000 histories of each correct container either;
 #   - each mutant (a copy of a library's headers with one line changed, made by the build) is
 #     found by `run` and minimized to at most 3 concurrent operations; the one that corrupts the
 #     heap (mutant_stack_store) is found by `detect --isolate` and `run --isolate`, whose
-#     campaign completes.
+#     campaign completes; the one whose bug is a memory order (mutant_spsc_relaxed: the
+#     spsc_queue publishes relaxed) is found only under c11, as unsynchronized, in 2 operations.
 # Needs Boost's, ConcurrentQueue's, ReaderWriterQueue's and oneTBB's headers (Debian:
 # libboost-dev, libconcurrentqueue-dev, libreaderwriterqueue-dev, libtbb-dev) in the compiler's
 # include path.
@@ -62,6 +65,15 @@ for target in boost_queue boost_stack boost_spsc_queue reader_writer_queue moody
     cat "$work/out.txt"
     fail "detect reported failures on $target"
   fi
+  # The C++20 model, with its synchronisation requirement: a library's own orders must
+  # suffice (a false alarm here is the worst outcome there is).
+  step "libraries-linfault detect --memory-model c11: nothing in 10,000 histories of $target"
+  expect_exit 0 "$tool" detect --target "$target" --histories 10000 --jobs 2 --memory-model c11
+  if ! grep -q '^non-linearizable: *0/10000$' "$work/out.txt" ||
+    ! grep -q '^deadlock/livelock/crash: 0/0/0$' "$work/out.txt"; then
+    cat "$work/out.txt"
+    fail "detect --memory-model c11 reported failures on $target"
+  fi
   step "libraries-linfault verify --target $target --threads 2 --ops 2"
   expect_exit 0 "$tool" verify --target "$target" --threads 2 --ops 2
   if ! grep -q '^linearizable in all [0-9]* workloads' "$work/out.txt"; then
@@ -94,6 +106,20 @@ for mutant in "mutant_queue_recheck boost_queue" "mutant_moodycamel_claim moodyc
     fail "$name was not minimized to at most 3 concurrent operations"
   fi
 done
+# A memory-order mutant (the spsc_queue's publish relaxed): nothing under sequential consistency;
+# under the C++20 model the pop that takes an element does not happen-after the push.
+step "mutant_spsc_relaxed-linfault detect --memory-model sc: nothing"
+expect_exit 0 "$build/mutant_spsc_relaxed-linfault" detect --target boost_spsc_queue \
+  --histories 5000 --jobs 2 --memory-model sc
+step "mutant_spsc_relaxed-linfault run --memory-model c11: found, unsynchronized, minimized"
+expect_exit 1 "$build/mutant_spsc_relaxed-linfault" run --target boost_spsc_queue --seed 1 \
+  --memory-model c11 --out "$work/mutant_spsc_relaxed"
+concurrent=$(sed -n 's/^minimized: .* -> [0-9]* + \([0-9]*\) + [0-9]* (Ps + Pc + Pr).*/\1/p' \
+  "$work/out.txt")
+if ! grep -q '^violation: unsynchronized: ' "$work/out.txt" || [[ $concurrent != 2 ]]; then
+  cat "$work/out.txt"
+  fail "mutant_spsc_relaxed was not found as unsynchronized and minimized to 2 operations"
+fi
 # A mutant that corrupts the heap (a node freed twice): in process, glibc's abort inside the
 # allocator takes linfault down; under --isolate every history ends with a result, and a child
 # that dies is a crash of its history.

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,15 @@ class BagModel {
   std::string describe(const State& state) const;
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
+  // Flow of elements (spec/model.h).
+  std::optional<std::int64_t> element_added(const Op& op) const {
+    if (op.kind == Op::Kind::kAdd) return op.value;
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> element_taken(const Op& op) const {
+    if (op.kind == Op::Kind::kTake) return op.value;
+    return std::nullopt;
+  }
 
  private:
   std::shared_ptr<ValueInterner> values_;

@@ -39,6 +39,13 @@
 //     builds `state` from initial(); used to synthesize a test case's sequential prefix (Ps).
 //   - std::vector<history::Call> reveal(const State&) const: calls whose results expose the
 //     whole state (drain a queue, contains(k) per key); used to synthesize Pr.
+//   - std::optional<std::int64_t> element_added(const Op&) const and element_taken(const Op&)
+//     const: for containers, the element an op puts in (a push, an add that succeeded, a write)
+//     and the element an op returned from the object (a pop, a peek, a contains that found it, a
+//     read of a written value), by one identity for both (an interned id); nullopt otherwise. An
+//     element taken must have been put in: the initial state holds none. They let the checker
+//     demand synchronisation (detect::CheckOptions::synchronization): an element is taken only
+//     by an operation that the call putting it in happens-before.
 //   - static constexpr bool kCallsNeverBlock = true: every call returns, in every state (every
 //     built-in model but mutex). A run that ended stuck (deadlock, or the step cap) with an
 //     operation pending then violates the model by Line-Up's rule for stuck histories
@@ -88,12 +95,20 @@ concept SequentialModel = std::copy_constructible<M> && std::copyable<typename M
 };
 
 template <class M>
-concept NeverBlockingModel = SequentialModel<M> && requires { requires M::kCallsNeverBlock; };
+concept NeverBlockingModel = SequentialModel<M> && requires {
+  requires M::kCallsNeverBlock;
+};
 
 template <class M>
 concept PartitionableModel = SequentialModel<M> &&
     requires(const M& model, const history::Operation& recorded) {
   { model.partition_key(recorded) } -> std::same_as<std::optional<history::Value>>;
+};
+
+template <class M>
+concept FlowModel = SequentialModel<M> && requires(const M& model, const typename M::Op& op) {
+  { model.element_added(op) } -> std::same_as<std::optional<std::int64_t>>;
+  { model.element_taken(op) } -> std::same_as<std::optional<std::int64_t>>;
 };
 
 template <class M>

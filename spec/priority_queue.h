@@ -58,6 +58,15 @@ class PriorityQueueModel {
   std::string describe(const State& state) const;
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
+  // Flow of elements (spec/model.h).
+  std::optional<std::int64_t> element_added(const Op& op) const {
+    if (op.kind == Op::Kind::kInsert) return op.value;
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> element_taken(const Op& op) const {
+    if (op.kind == Op::Kind::kInsert || !op.constrained) return std::nullopt;
+    return op.value;
+  }
 };
 
 }  // namespace linfault::spec

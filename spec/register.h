@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,17 @@ class RegisterModel {
   std::string describe_op(const Op& op) const;
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
+  // Flow of elements (spec/model.h).
+  std::optional<std::int64_t> element_added(const Op& op) const {
+    if (op.kind == Op::Kind::kWrite) return op.value;
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> element_taken(const Op& op) const {
+    // A read of the initial value (or of nil) may have read no write at all.
+    if (op.kind == Op::Kind::kWrite || op.value == initial_ || op.value == ValueInterner::kNil)
+      return std::nullopt;
+    return op.value;
+  }
 
  private:
   std::shared_ptr<ValueInterner> values_;

@@ -63,6 +63,16 @@ class SetModel {
   std::optional<history::Value> partition_key(const history::Operation& op) const;
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
+  // Flow of elements (spec/model.h).
+  std::optional<std::int64_t> element_added(const Op& op) const {
+    if (op.kind == Op::Kind::kAdd && op.expect == Op::Expect::kTrue) return op.element;
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> element_taken(const Op& op) const {
+    const bool found = op.kind == Op::Kind::kRemove || op.kind == Op::Kind::kContains;
+    if (found && op.expect == Op::Expect::kTrue) return op.element;
+    return std::nullopt;
+  }
 
  private:
   std::shared_ptr<ValueInterner> values_;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,16 @@ class StackModel {
   std::string describe(const State& state) const { return describe_ids(*values_, state); }
   std::vector<history::Call> build(const State& state) const;
   std::vector<history::Call> reveal(const State& state) const;
+  // Flow of elements (spec/model.h).
+  std::optional<std::int64_t> element_added(const Op& op) const {
+    if (op.kind == Op::Kind::kPush) return op.value;
+    return std::nullopt;
+  }
+  std::optional<std::int64_t> element_taken(const Op& op) const {
+    if (op.kind == Op::Kind::kPush || !op.constrained || op.value == ValueInterner::kNil)
+      return std::nullopt;
+    return op.value;
+  }
 
  private:
   std::shared_ptr<ValueInterner> values_;

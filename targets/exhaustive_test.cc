@@ -132,7 +132,9 @@ TEST_P(ControlTest, NoScheduleOfSmallScenariosViolates) {
     ASSERT_FALSE(result.found.has_value())
         << "outcome " << dpct::run_outcome_name(result.found->outcome) << " "
         << result.found->message << "\nschedule " << result.found->schedule.to_text();
-    if (target.memory_model == dpct::MemoryModel::kSequential) EXPECT_TRUE(result.exhausted);
+    if (target.memory_model == dpct::MemoryModel::kSequential) {
+      EXPECT_TRUE(result.exhausted);
+    }
     EXPECT_GT(result.executions, 1u);
     executions += result.executions;
   }

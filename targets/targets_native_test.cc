@@ -1,10 +1,12 @@
 // Native mode: every target runs on real OS threads (no execution context installed). CI reruns
 // these tests under ThreadSanitizer (`ctest -L native` with -DLINFAULT_SANITIZE=thread).
 //
-// No target has an intended C++ data race: the bugs under study are atomicity violations, and
-// every field read outside a lock is a dpct::Atomic or dpct::Var (an atomic natively), the Snark
-// deque's words are guarded natively by a mutex, and node keys/values are immutable and published
-// through those atomics. So ThreadSanitizer must stay silent on every target, buggy or not.
+// No target has an intended C++ data race but the weak-memory ones: the other bugs under study are
+// atomicity violations, every field read outside a lock is a dpct::Atomic or dpct::Var (an atomic
+// natively), the Snark deque's words are guarded natively by a mutex, and node keys/values are
+// immutable and published through those atomics. So ThreadSanitizer must stay silent on every
+// target but a buggy weak-memory one, whose bug is a missing release or acquire: the plain data it
+// publishes is then raced on, which ThreadSanitizer rightly reports. Those are skipped under it.
 //
 // Targets that may livelock (bu_list1's stranded marked node, bu_list4's resurrected one) get a
 // workload that cannot strand a node: each thread works on its own key range, separated by a key
@@ -217,6 +219,11 @@ class NativeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NativeTest, ConcurrentRunCompletesAndKeepsInvariants) {
   const Target& target = find(GetParam());
+#if defined(__SANITIZE_THREAD__)
+  if (target.bug_expected && target.memory_model == dpct::MemoryModel::kC11) {
+    GTEST_SKIP() << "its bug is a data race on the plain data it publishes";
+  }
+#endif
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const bool increments_only = target.may_livelock && target.model == "counter";
     if (increments_only) {

@@ -4,6 +4,10 @@
 #include <string>
 #include <utility>
 
+#include "dpct/executor.h"
+#include "dpct/pct_scheduler.h"
+#include "dpct/random_scheduler.h"
+#include "dpct/weak_reads.h"
 #include "targets/bind.h"
 
 namespace linfault::targets {
@@ -535,6 +539,40 @@ std::vector<Target> weak_memory_targets() {
                   "read-copy-update, release CAS and acquire load (control)", register_operations(),
                   register_factory<WmRcu>(Variant::kFixed)),
   };
+}
+
+AxiomCheckedRuns run_axiom_checked(const Target& target, std::uint64_t runs) {
+  dpct::Executor executor;
+  dpct::ExecutionOptions options;
+  options.check_memory_model = true;
+  options.record_points = false;
+  options.describe_schedule = false;
+  options.max_steps = 20'000;
+  AxiomCheckedRuns out;
+  for (const bool pct : {false, true}) {
+    std::unique_ptr<dpct::Scheduler> inner;
+    if (pct) {
+      inner = std::make_unique<dpct::PctScheduler>(dpct::PctOptions{.seed = 1, .depth = 2});
+    } else {
+      inner = std::make_unique<dpct::RandomScheduler>(1);
+    }
+    dpct::WeakReadScheduler scheduler(std::move(inner), dpct::ReadPolicy{}, 1);
+    for (std::uint64_t seed = 1; seed <= runs / 2; ++seed) {
+      const dpct::Workload workload = random_workload(
+          target, {.setup = 2, .threads = 2, .ops_per_thread = 3, .reveal = 2}, seed % 1000 + 1);
+      scheduler.reseed(seed);
+      const dpct::Run run = executor.execute(target.factory, workload, scheduler, options);
+      ++out.runs;
+      out.completed += run.outcome == dpct::RunOutcome::kOk ? 1 : 0;
+      out.stale_reads += run.stale_reads;
+      if (run.memory_model_violation.empty()) continue;
+      if (out.violations++ == 0) {
+        out.first_violation =
+            "seed " + std::to_string(seed) + (pct ? " (pct): " : ": ") + run.memory_model_violation;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace linfault::targets

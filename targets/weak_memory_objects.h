@@ -61,6 +61,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dpct/shared.h"
@@ -229,6 +230,19 @@ class WmRcu {
 // The wm_ targets of these objects, in their own group: registered with memory model c11, a
 // buggy variant and a fixed twin each, with the bug's smallest scenario (all() lists them last).
 std::vector<Target> weak_memory_targets();
+
+// Weak executions of a target, for checking linfault's model itself (bench/weak_memory,
+// targets_weak_memory_axioms_test): `runs` random 2 x 3 workloads with a 2-call Ps and Pr, half
+// under a random scheduler and half under PCT, reads drawn by the mixed policy, every run's
+// memory events checked against the C++20 axioms (dpct::ExecutionOptions::check_memory_model).
+struct AxiomCheckedRuns {
+  std::uint64_t runs = 0;
+  std::uint64_t completed = 0;  // ended normally (RunOutcome::kOk)
+  std::uint64_t stale_reads = 0;
+  std::uint64_t violations = 0;
+  std::string first_violation;  // with its seed and scheduler
+};
+AxiomCheckedRuns run_axiom_checked(const Target& target, std::uint64_t runs);
 
 }  // namespace linfault::targets
 

@@ -92,6 +92,7 @@ void print_run(std::ostream& out, const ReplayArguments& args, const dpct::Workl
   if (!args.quiet) {
     minimize::InterleavingOptions options;
     if (verdict.result == detect::Result::kViolation) options.culprit = verdict.culprit;
+    if (verdict.unsynchronized) options.source = verdict.source;
     options.compact = args.compact;
     options.max_width = terminal_width();
     out << minimize::format_interleaving(workload, run, options);

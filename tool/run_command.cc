@@ -77,9 +77,10 @@ std::string detection_text(const targets::Target& target, const RunArguments& ar
       << (d.histories ? d.total_ms / static_cast<double>(d.histories) : 0.0) << " ms per history\n";
   if (d.failing) {
     out << "failing:  seed " << d.failing->seed << ", "
-        << (d.failing->verdict.result == detect::Result::kViolation
-                ? "not linearizable"
-                : std::string("outcome ") + dpct::run_outcome_name(d.failing->outcome))
+        << (d.failing->verdict.result != detect::Result::kViolation
+                ? std::string("outcome ") + dpct::run_outcome_name(d.failing->outcome)
+            : d.failing->verdict.unsynchronized ? "unsynchronized"
+                                                : "not linearizable")
         << ", " << d.failing->history.size() << " operations\n";
   }
   return out.str();

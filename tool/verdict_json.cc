@@ -92,6 +92,10 @@ json verdict_to_json(const detect::Verdict& verdict, const history::History& his
       out["culprit"] =
           verdict.culprit >= 0 ? operation_to_json(history, verdict.culprit) : json(nullptr);
       if (verdict.stuck) out["stuck"] = true;
+      if (verdict.unsynchronized) {
+        out["unsynchronized"] = true;
+        out["source"] = operation_to_json(history, verdict.source);
+      }
       out["longest_partial"] = operations_to_json(history, verdict.longest_partial);
       if (verdict.partition_key) {
         out["partition_key"] = history::value_to_json(*verdict.partition_key);
@@ -122,8 +126,11 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
   constexpr std::size_t kShown = 20;
   switch (verdict.result) {
     case detect::Result::kViolation:
-      out += "  shortest non-linearizable prefix: " + std::to_string(verdict.prefix_events) +
-             " of " + std::to_string(history.events().size()) + " events" +
+      out += std::string(verdict.unsynchronized
+                             ? "  linearizable, but unsynchronized from the prefix of "
+                             : "  shortest non-linearizable prefix: ") +
+             std::to_string(verdict.prefix_events) + " of " +
+             std::to_string(history.events().size()) + " events" +
              (verdict.prefix_exact ? "" : " (an upper bound: " + verdict.reason + ")") + "\n";
       if (verdict.partition_key) {
         out += "  in the partition of key " + verdict.partition_key->to_string() + "\n";
@@ -133,6 +140,12 @@ std::string verdict_to_text(const detect::Verdict& verdict, const history::Histo
             "  culprit: it never returns (the run deadlocked), and no serial order makes it "
             "block:\n    " +
             describe(history, verdict.culprit, true) + "\n";
+      } else if (verdict.culprit >= 0 && verdict.unsynchronized) {
+        out +=
+            "  culprit: it took an element that no happens-before orders after its insertion "
+            "(a missing release or acquire):\n    " +
+            describe(history, verdict.culprit, true) + "\n  inserted by:\n    " +
+            describe(history, verdict.source, true) + "\n";
       } else if (verdict.culprit >= 0) {
         out += "  culprit: its last response cannot be explained:\n    " +
                describe(history, verdict.culprit, true) + "\n";

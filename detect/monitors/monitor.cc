@@ -107,6 +107,7 @@ PrefixDecision exact_prefix(const ContainerContext& c, std::string_view model,
   if (seconds_left <= 0) return {Decision::kUncertain, "search time budget used up"};
   CheckOptions search_options = options;
   search_options.want_witness = false;
+  search_options.synchronization = false;  // check_auto applies it to the whole history
   search_options.timeout_seconds = seconds_left;
   if (search_options.memory_limit_bytes == 0)
     search_options.memory_limit_bytes = kDefaultSearchMemory;
@@ -337,6 +338,7 @@ MonitorResult decide_set(const internal::SetOps& ops, const history::History& hi
       if (!value_history) value_history = operations_history(history, value_ops);
       CheckOptions search_options = options;
       search_options.want_witness = false;
+      search_options.synchronization = false;  // check_auto applies it to the whole history
       search_options.timeout_seconds = seconds_left;
       if (search_options.memory_limit_bytes == 0) {
         search_options.memory_limit_bytes = kDefaultSearchMemory;
@@ -482,7 +484,10 @@ Verdict check_auto(std::string_view model, const history::History& history,
                    const CheckOptions& options, Algo algo) {
   if (algo != Algo::kSearch) {
     MonitorResult r = run_monitor(model, history, options);
-    if (r.verdict) return std::move(*r.verdict);
+    if (r.verdict) {
+      check_synchronization(model, history, options, *r.verdict);
+      return std::move(*r.verdict);
+    }
     if (algo == Algo::kMonitor) {
       if (!has_monitor(model)) spec::visit_model(model, [](const auto&) { return 0; });
       throw history::InputError(history.origin(), 0,
