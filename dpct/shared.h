@@ -886,9 +886,9 @@ class ConditionVariable {
     }
     c->before_access(access);
     const std::uint64_t ticket = c->enqueue_waiter(this);
-    lock.unlock();
+    unlock_at(lock, where);
     c->await_notify(access, ticket);
-    lock.lock();
+    lock_at(lock, where);
   }
   template <class Lock, class Predicate>
   void wait(Lock& lock, Predicate stop_waiting, SourceLocation where = SourceLocation::current()) {
@@ -934,12 +934,30 @@ class ConditionVariable {
     ExecutionContext& c = *detail::current_context;
     c.before_access({AccessKind::kWait, this, where});
     const std::uint64_t ticket = c.enqueue_waiter(this);
-    lock.unlock();
+    unlock_at(lock, where);
     c.before_access({AccessKind::kYield, nullptr, where});
     const bool woken = c.notified(ticket);
     if (!woken) c.cancel_waiter(ticket);
-    lock.lock();
+    lock_at(lock, where);
     return woken ? std::cv_status::no_timeout : std::cv_status::timeout;
+  }
+  // The lock released and taken again inside a wait, at the wait's place when the lock records
+  // places (a dpct lock passed directly; std::unique_lock records its own header's).
+  template <class Lock>
+  static void unlock_at(Lock& lock, const SourceLocation& where) {
+    if constexpr (requires { lock.unlock(where); }) {
+      lock.unlock(where);
+    } else {
+      lock.unlock();
+    }
+  }
+  template <class Lock>
+  static void lock_at(Lock& lock, const SourceLocation& where) {
+    if constexpr (requires { lock.lock(where); }) {
+      lock.lock(where);
+    } else {
+      lock.lock();
+    }
   }
   void notify(AccessKind kind, const SourceLocation& where) {
     if (ExecutionContext* c = detail::controller({kind, this, where})) {

@@ -6,9 +6,17 @@
 namespace linfault::structure_tree {
 namespace {
 
+// A condition variable's wait releases its lock and takes it again at the wait's own place
+// (dpct::ConditionVariable): both are points of the wait.
+bool same_access(std::string_view tree_access, std::string_view access) {
+  return tree_access == access ||
+         (tree_access == "wait" && (access == "unlock" || access == "lock"));
+}
+
 bool point_matches(const Point& point, const SourceLocation& where, std::string_view access) {
   // The position first: it differs at almost every point tried, and compares two integers first.
-  return same_position(point.location, where) && (access.empty() || point.access == access);
+  return same_position(point.location, where) &&
+         (access.empty() || same_access(point.access, access));
 }
 
 // The branch of `choice` with the largest SUM (the first one on ties).
@@ -145,6 +153,12 @@ bool OperationProgress::contains(const SourceLocation& where) const {
 }
 
 Move OperationProgress::on_point(const SourceLocation& where, std::string_view access) {
+  if (current_ >= 0 && (access == "unlock" || access == "lock")) {
+    const Point& point = instruction(static_cast<std::size_t>(current_)).points.front();
+    if (point.access == "wait" && same_position(point.location, where)) {
+      return Move::kSameInstruction;  // the lock of the wait just made (see same_access)
+    }
+  }
   if (current_ >= 0 && inside_block_) {
     const Instruction& block = instruction(static_cast<std::size_t>(current_));
     for (std::size_t p = 0; p < block.points.size(); ++p) {

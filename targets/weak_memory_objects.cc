@@ -9,6 +9,7 @@
 #include "dpct/random_scheduler.h"
 #include "dpct/weak_reads.h"
 #include "targets/bind.h"
+#include "targets/serial_spec.h"
 
 namespace linfault::targets {
 
@@ -178,6 +179,70 @@ std::optional<std::int64_t> WmMpmcQueue::deq() {
       position = dequeue_position_.load(kAcquire);
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SPSC queue with an eventcount (Vyukov; CDSChecker's spsc-bugfix).
+
+WmSpscEventcount::WmSpscEventcount(Variant variant) : variant_(variant) {
+  nodes_.push_back(new Node);
+  head_ = tail_ = nodes_.back();
+}
+
+WmSpscEventcount::~WmSpscEventcount() {
+  for (Node* node : nodes_) delete node;
+}
+
+void WmSpscEventcount::enq(std::int64_t value) {
+  auto* node = new Node;
+  nodes_.push_back(node);
+  node->value = value;
+  head_->next.store(node, kRelease);
+  head_ = node;
+  signal();
+}
+
+bool WmSpscEventcount::try_deq(std::int64_t& value) {
+  Node* next = tail_->next.load(kAcquire);
+  if (next == nullptr) return false;
+  value = next->value;
+  tail_ = next;
+  return true;
+}
+
+std::int64_t WmSpscEventcount::deq() {
+  std::int64_t value = 0;
+  if (try_deq(value)) return value;
+  while (true) {
+    const std::uint32_t ticket = prepare_wait();
+    if (try_deq(value)) return value;
+    wait(ticket);
+  }
+}
+
+std::uint32_t WmSpscEventcount::prepare_wait() {
+  return count_.fetch_or(kWaiter, kSeqCst) & ~kWaiter;
+}
+
+void WmSpscEventcount::wait(std::uint32_t ticket) {
+  if ((count_.load(kSeqCst) & ~kWaiter) != ticket) return;
+  // Checked again under the lock, which signal() takes to move the count: no wake-up is lost
+  // between this check and the wait.
+  mutex_.lock();
+  if ((count_.load(kSeqCst) & ~kWaiter) == ticket) wakeup_.wait(mutex_);
+  mutex_.unlock();
+}
+
+void WmSpscEventcount::signal() {
+  // The fixed signal is an RMW, which reads the newest count: a waiter bit set before it is
+  // seen. The buggy one's load may read a count from before the consumer's fetch_or.
+  std::uint32_t count =
+      variant_ == Variant::kBuggy ? count_.load(kRelaxed) : count_.fetch_add(0, kSeqCst);
+  if ((count & kWaiter) == 0) return;
+  const dpct::LockGuard lock(mutex_);
+  while (!count_.compare_exchange_weak(count, (count + 1) & ~kWaiter, kRelaxed)) {
+  }
+  wakeup_.notify_all();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,14 +459,15 @@ Binding<T> binding(Variant variant) {
   return Binding<T>([variant] { return std::make_unique<T>(variant); });
 }
 
-// One target of the group: memory model c11, buggy when it has a scenario.
+// One target of the group: memory model c11, buggy when it has a scenario. Model "serial": its
+// own serial runs (targets/serial_spec.h).
 Target weak_target(std::string name, std::string model, std::string description,
                    std::vector<OperationSpec> operations, dpct::ObjectFactory factory,
                    std::vector<ThreadRole> roles = {},
                    std::optional<KnownScenario> scenario = std::nullopt) {
   Target t;
   t.name = std::move(name);
-  t.model = std::move(model);
+  t.model = model == "serial" ? serial_spec_of(t.name) : std::move(model);
   t.description = std::move(description);
   t.bug_expected = scenario.has_value();
   t.memory_model = dpct::MemoryModel::kC11;
@@ -410,6 +476,13 @@ Target weak_target(std::string name, std::string model, std::string description,
   t.factory = std::move(factory);
   if (scenario) t.known_scenarios.push_back(std::move(*scenario));
   return t;
+}
+
+// A target whose calls may wait forever on native threads (a deq of an empty blocking queue):
+// native stress runs and `--scheduler native` keep away from it (Target::may_livelock).
+Target may_wait_forever(Target target) {
+  target.may_livelock = true;
+  return target;
 }
 
 std::vector<OperationSpec> register_operations() {
@@ -455,6 +528,16 @@ std::vector<Target> weak_memory_targets() {
   const KnownScenario lost_increment{"inc() || inc(); Pr = get(): get returns 1",
                                      2,
                                      {{}, {{call("inc")}, {call("inc")}}, {call("get")}}};
+  const auto spsc = [](Variant variant) {
+    return binding<WmSpscEventcount>(variant)
+        .method("enq", &WmSpscEventcount::enq)
+        .method("deq", &WmSpscEventcount::deq)
+        .factory();
+  };
+  const std::vector<OperationSpec> blocking_queue_operations = {
+      {"enq", unique_value(), "enq(unique value)"},
+      {"deq", no_arguments(), "deq() -> value, waits while empty"}};
+  const std::vector<ThreadRole> spsc_roles = {{"producer", {"enq"}, 1}, {"consumer", {"deq"}, 1}};
   const auto mpmc = [](Variant variant) {
     return binding<WmMpmcQueue>(variant)
         .method("enq", &WmMpmcQueue::enq)
@@ -503,6 +586,17 @@ std::vector<Target> weak_memory_targets() {
       weak_target("wm_mpmc_queue", "queue",
                   "bounded MPMC queue (Vyukov) with release/acquire cells (control)",
                   queue_operations, mpmc(Variant::kFixed)),
+      may_wait_forever(weak_target(
+          "wm_spsc_eventcount_buggy", "serial",
+          "SPSC queue whose producer signals its eventcount with a relaxed load: the consumer "
+          "sleeps with an element queued",
+          blocking_queue_operations, spsc(Variant::kBuggy), spsc_roles,
+          KnownScenario{"enq(1) || deq(): deq waits forever (a stuck history)",
+                        3,
+                        {{}, {{call("enq", {1})}, {call("deq")}}, {}}})),
+      may_wait_forever(weak_target("wm_spsc_eventcount", "serial",
+                                   "SPSC queue with a seq_cst eventcount signal (control)",
+                                   blocking_queue_operations, spsc(Variant::kFixed), spsc_roles)),
       weak_target("wm_dekker_buggy", "counter",
                   "Dekker's lock without the seq_cst fence after thread 0 raises its flag: both "
                   "enter, an increment is lost",
@@ -563,7 +657,8 @@ AxiomCheckedRuns run_axiom_checked(const Target& target, std::uint64_t runs) {
       scheduler.reseed(seed);
       const dpct::Run run = executor.execute(target.factory, workload, scheduler, options);
       ++out.runs;
-      out.completed += run.outcome == dpct::RunOutcome::kOk ? 1 : 0;
+      const bool waited_forever = target.may_livelock && dpct::ended_stuck(run.outcome);
+      out.completed += run.outcome == dpct::RunOutcome::kOk || waited_forever ? 1 : 0;
       out.stale_reads += run.stale_reads;
       if (run.memory_model_violation.empty()) continue;
       if (out.violations++ == 0) {

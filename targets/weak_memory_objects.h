@@ -24,6 +24,17 @@
 //     never was). kBuggy makes
 //     enqueue's publishing store of the cell's sequence relaxed: a dequeuer owns the cell without
 //     seeing the value (CDSSpec mpmc injection, C11Tester's mpmc variant).
+//   WmSpscEventcount (serial specification; one producer calls enq, one consumer calls deq):
+//     Vyukov's unbounded single-producer single-consumer queue (a linked list with a dummy node,
+//     linked by a release store and read by an acquire load) whose deq blocks until an element
+//     is there, sleeping on an eventcount: the consumer announces itself with a seq_cst
+//     fetch_or of a waiter bit, checks the queue again, and waits on a condition variable until
+//     the count moves; the producer signals after each enq with a seq_cst fetch_add(0), which
+//     reads the waiter bit and wakes it. kBuggy signals with a relaxed load of the count instead
+//     (Vyukov's signal_relaxed()): producer and consumer form a store buffer, each reads the
+//     other's write stale, and the consumer sleeps with an element in the queue (CDSChecker's
+//     spsc-bugfix, C11Tester's spsc-queue). Its blocking deq has no built-in model, so its own
+//     serial runs are its specification, and the lost wake-up is a stuck history.
 //   WmDekker (counter; one thread per role p0 and p1): Dekker's mutual exclusion with seq_cst
 //     fences (A. Williams), guarding a counter kept in relaxed atomics. kBuggy drops p0's fence
 //     after it raises its flag: both threads read the other's flag stale and enter together
@@ -128,6 +139,37 @@ class WmMpmcQueue {
   Cell cells_[kCapacity];
   dpct::Atomic<std::uint64_t> enqueue_position_{0};
   dpct::Atomic<std::uint64_t> dequeue_position_{0};
+};
+
+class WmSpscEventcount {
+ public:
+  explicit WmSpscEventcount(Variant variant);
+  ~WmSpscEventcount();
+  WmSpscEventcount(const WmSpscEventcount&) = delete;
+  WmSpscEventcount& operator=(const WmSpscEventcount&) = delete;
+
+  void enq(std::int64_t value);  // the producer
+  std::int64_t deq();            // the consumer: waits until an element is there
+
+ private:
+  struct Node {
+    dpct::Atomic<Node*> next{nullptr};
+    std::int64_t value = 0;  // written before the node is linked
+  };
+  static constexpr std::uint32_t kWaiter = 0x80000000U;  // the count's waiter bit
+
+  bool try_deq(std::int64_t& value);
+  std::uint32_t prepare_wait();     // eventcount get(): announces a waiter
+  void wait(std::uint32_t ticket);  // sleeps unless the count moved since prepare_wait
+  void signal();                    // wakes a waiter announced before
+
+  Variant variant_;
+  Node* head_;                // the newest node: the producer's only
+  Node* tail_;                // the dummy node before the oldest element: the consumer's only
+  std::vector<Node*> nodes_;  // every node made (the producer's), freed by the destructor
+  dpct::Atomic<std::uint32_t> count_{0};
+  dpct::Mutex mutex_;
+  dpct::ConditionVariable wakeup_;
 };
 
 class WmDekker {
@@ -237,7 +279,9 @@ std::vector<Target> weak_memory_targets();
 // memory events checked against the C++20 axioms (dpct::ExecutionOptions::check_memory_model).
 struct AxiomCheckedRuns {
   std::uint64_t runs = 0;
-  std::uint64_t completed = 0;  // ended normally (RunOutcome::kOk)
+  // Ran to their end: normally (RunOutcome::kOk), or, for an object whose calls may wait forever
+  // (Target::may_livelock: a deq of an empty blocking queue), in a deadlock.
+  std::uint64_t completed = 0;
   std::uint64_t stale_reads = 0;
   std::uint64_t violations = 0;
   std::string first_violation;  // with its seed and scheduler
