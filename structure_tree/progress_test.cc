@@ -116,6 +116,31 @@ TEST(OperationProgressTest, SkippingALoopIsFineAndUnknownLocationsAreUnmapped) {
   EXPECT_EQ(progress.on_point(loc(21), "store"), Move::kSameInstruction);
 }
 
+// A condition variable's wait releases its lock and takes it again at the wait's own place: both
+// are points of the wait, inside a locked block or alone.
+TEST(OperationProgressTest, ALockReleasedAndRetakenByAWaitIsPartOfTheWait) {
+  Instruction block{{Point{"lock", loc(30), ""}, Point{"load", loc(31), ""},
+                     Point{"wait", loc(32), ""}, Point{"unlock", loc(33), ""}}};
+  const OperationTree op = tree(
+      "Queue", "deq",
+      unit(NodeKind::kRoot, {sequence({block}), sequence({one("wait", 40), one("load", 41)})}));
+  OperationProgress progress(op);
+  EXPECT_EQ(progress.on_point(loc(30), "lock"), Move::kAdvanced);
+  EXPECT_EQ(progress.on_point(loc(31), "load"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(32), "wait"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(32), "unlock"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(32), "lock"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(33), "unlock"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(40), "wait"), Move::kAdvanced);
+  EXPECT_EQ(progress.on_point(loc(40), "unlock"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(40), "lock"), Move::kSameInstruction);
+  EXPECT_EQ(progress.on_point(loc(41), "load"), Move::kAdvanced);
+  EXPECT_EQ(progress.executed(), 3u);
+  // Only a lock or unlock, and only at a wait's place.
+  EXPECT_EQ(progress.on_point(loc(41), "lock"), Move::kUnmapped);
+  EXPECT_EQ(progress.on_point(loc(40), "store"), Move::kUnmapped);
+}
+
 TEST(OperationProgressTest, KnownTripCountsAndRemainingIterations) {
   const OperationTree op =
       tree("Counter", "bump",

@@ -1052,4 +1052,11 @@ std::optional<std::string> roles_problem(const Target& target, const dpct::Workl
          " allows";
 }
 
+bool setup_waits_forever(const Target& target, const dpct::Workload& workload) {
+  if (!target.may_livelock) return false;
+  dpct::RandomScheduler scheduler(1);
+  const dpct::Workload setup_only{workload.setup, {{}, {}}, {}};
+  return dpct::ended_stuck(dpct::execute(target.factory, setup_only, scheduler).outcome);
+}
+
 }  // namespace linfault::targets

@@ -197,6 +197,10 @@ std::vector<const ThreadRole*> thread_roles(const Target& target, std::size_t th
 // in which every thread calls only its role's methods and no role has too many threads), or
 // nullopt when they do not (always for a target without roles).
 std::optional<std::string> roles_problem(const Target& target, const dpct::Workload& workload);
+// True when `workload`'s Ps alone waits forever (a blocking queue's deq of an empty queue; only a
+// target marked may_livelock can): a run of it ends before Pc, and tests nothing of Pc. Runs Ps
+// once under the controlled executor; false for every other target without running anything.
+bool setup_waits_forever(const Target& target, const dpct::Workload& workload);
 
 // Tells whether a target can take a call, without making it: whether the call names one of the
 // target's methods, with the number of arguments the method's generator draws (checked where it

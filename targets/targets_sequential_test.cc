@@ -185,6 +185,7 @@ TEST(SequentialBlockingQueueTest, RandomSequencesAreFifo) {
         }
       }
     }
+    EXPECT_THROW(find(name).factory()->invoke(Call{"no_such_method", {}}), std::invalid_argument);
   }
 }
 

@@ -652,8 +652,14 @@ AxiomCheckedRuns run_axiom_checked(const Target& target, std::uint64_t runs) {
     }
     dpct::WeakReadScheduler scheduler(std::move(inner), dpct::ReadPolicy{}, 1);
     for (std::uint64_t seed = 1; seed <= runs / 2; ++seed) {
-      const dpct::Workload workload = random_workload(
-          target, {.setup = 2, .threads = 2, .ops_per_thread = 3, .reveal = 2}, seed % 1000 + 1);
+      // A workload whose Ps alone waits forever (a blocking queue's deq of an empty queue) would
+      // end before Pc: drawn again, so that every run reaches its concurrent part.
+      dpct::Workload workload;
+      for (std::uint64_t draw = seed % 1000 + 1; draw < 100'000; draw += 1000) {
+        workload = random_workload(
+            target, {.setup = 2, .threads = 2, .ops_per_thread = 3, .reveal = 2}, draw);
+        if (!setup_waits_forever(target, workload)) break;
+      }
       scheduler.reseed(seed);
       const dpct::Run run = executor.execute(target.factory, workload, scheduler, options);
       ++out.runs;

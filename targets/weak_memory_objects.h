@@ -31,10 +31,13 @@
 //     fetch_or of a waiter bit, checks the queue again, and waits on a condition variable until
 //     the count moves; the producer signals after each enq with a seq_cst fetch_add(0), which
 //     reads the waiter bit and wakes it. kBuggy signals with a relaxed load of the count instead
-//     (Vyukov's signal_relaxed()): producer and consumer form a store buffer, each reads the
-//     other's write stale, and the consumer sleeps with an element in the queue (CDSChecker's
-//     spsc-bugfix, C11Tester's spsc-queue). Its blocking deq has no built-in model, so its own
-//     serial runs are its specification, and the lost wake-up is a stuck history.
+//     (Vyukov's signal_relaxed()): a load, unlike the RMW, may read the count from before the
+//     consumer set its waiter bit (a store buffer: the producer's link and the consumer's
+//     fetch_or are each followed by a read of the other's location), so no wake-up comes while
+//     the consumer, whose re-check found the queue empty, sleeps with an element in the queue
+//     (CDSChecker's spsc-bugfix, C11Tester's spsc-queue). The fix is the RMW, not its order: a
+//     seq_cst load would lose the wake-up too. Its blocking deq has no built-in model, so its
+//     own serial runs are its specification, and the lost wake-up is a stuck history.
 //   WmDekker (counter; one thread per role p0 and p1): Dekker's mutual exclusion with seq_cst
 //     fences (A. Williams), guarding a counter kept in relaxed atomics. kBuggy drops p0's fence
 //     after it raises its flag: both threads read the other's flag stale and enter together
@@ -280,7 +283,8 @@ std::vector<Target> weak_memory_targets();
 struct AxiomCheckedRuns {
   std::uint64_t runs = 0;
   // Ran to their end: normally (RunOutcome::kOk), or, for an object whose calls may wait forever
-  // (Target::may_livelock: a deq of an empty blocking queue), in a deadlock.
+  // (Target::may_livelock: a deq of an empty blocking queue), in a deadlock after Ps (workloads
+  // whose Ps alone waits forever are drawn again).
   std::uint64_t completed = 0;
   std::uint64_t stale_reads = 0;
   std::uint64_t violations = 0;

@@ -72,6 +72,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   app.add_option("--target", only, "check only these wm_ targets (repeatable; default: all)");
   CLI11_PARSE(app, argc, argv);
+  for (const std::string& name : only) {
+    const auto& all = linfault::targets::all();
+    if (std::none_of(all.begin(), all.end(), [&](const linfault::targets::Target& target) {
+          return target.name == name && target.memory_model == linfault::dpct::MemoryModel::kC11;
+        })) {
+      std::fprintf(stderr, "weak_memory_bench: --target %s: no wm_ target of that name\n",
+                   name.c_str());
+      return 2;
+    }
+  }
 
   using Clock = std::chrono::steady_clock;
   int failures = 0;
