@@ -6,17 +6,17 @@
 namespace linfault::structure_tree {
 namespace {
 
-// A condition variable's wait releases its lock and takes it again at the wait's own place
-// (dpct::ConditionVariable): both are points of the wait.
-bool same_access(std::string_view tree_access, std::string_view access) {
-  return tree_access == access ||
-         (tree_access == "wait" && (access == "unlock" || access == "lock"));
-}
-
 bool point_matches(const Point& point, const SourceLocation& where, std::string_view access) {
   // The position first: it differs at almost every point tried, and compares two integers first.
-  return same_position(point.location, where) &&
-         (access.empty() || same_access(point.access, access));
+  return same_position(point.location, where) && (access.empty() || point.access == access);
+}
+
+// True when `instruction` waits on a condition variable at `where`: that wait releases its lock
+// and takes it again there (dpct::ConditionVariable), and both are points of the wait.
+bool waits_at(const Instruction& instruction, const SourceLocation& where) {
+  return std::any_of(instruction.points.begin(), instruction.points.end(), [&](const Point& p) {
+    return p.access == "wait" && same_position(p.location, where);
+  });
 }
 
 // The branch of `choice` with the largest SUM (the first one on ties).
@@ -153,11 +153,9 @@ bool OperationProgress::contains(const SourceLocation& where) const {
 }
 
 Move OperationProgress::on_point(const SourceLocation& where, std::string_view access) {
-  if (current_ >= 0 && (access == "unlock" || access == "lock")) {
-    const Point& point = instruction(static_cast<std::size_t>(current_)).points.front();
-    if (point.access == "wait" && same_position(point.location, where)) {
-      return Move::kSameInstruction;  // the lock of the wait just made (see same_access)
-    }
+  if (current_ >= 0 && (access == "unlock" || access == "lock") &&
+      waits_at(instruction(static_cast<std::size_t>(current_)), where)) {
+    return Move::kSameInstruction;
   }
   if (current_ >= 0 && inside_block_) {
     const Instruction& block = instruction(static_cast<std::size_t>(current_));

@@ -500,10 +500,23 @@ UnknownTarget::UnknownTarget(std::string_view name)
         return message + ")";
       }()) {}
 
+namespace {
+
+// The model name that says "no model: the target's own serial runs" (targets/serial_spec.h).
+constexpr std::string_view kSerialModel = "serial";
+
+// A built-in or registered target whose model is "serial" is checked against its own serial runs.
+void resolve_serial_model(Target& target) {
+  if (target.model == kSerialModel) target.model = serial_spec_of(target.name);
+}
+
+}  // namespace
+
 const std::vector<Target>& all() {
   static const std::vector<Target> targets = [] {
     std::vector<Target> built = build();
     for (Target& target : weak_memory_targets()) built.push_back(std::move(target));
+    for (Target& target : built) resolve_serial_model(target);
     return built;
   }();
   return targets;
@@ -513,7 +526,6 @@ namespace {
 
 // Targets registered by the program. Makers run lazily under the lock, so a registration in a
 // static initializer never depends on the initialization order of other translation units.
-constexpr std::string_view kSerialModel = "serial";
 
 // What `target`'s factory makes under a CallCheckScope, to ask call_problem() of: a Binding's
 // stand-in, which constructs nothing. nullptr when the factory throws: a constructor that throws
@@ -592,7 +604,7 @@ class UserRegistry {
         if (!target.name.empty()) failed_.emplace(target.name, e.what());
         throw;
       }
-      if (target.model == kSerialModel) target.model = serial_spec_of(target.name);
+      resolve_serial_model(target);
       if (target.thread_identity) target.factory = with_thread_identity(std::move(target.factory));
       built_.push_back(std::move(target));
     }

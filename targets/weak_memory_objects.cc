@@ -9,7 +9,6 @@
 #include "dpct/random_scheduler.h"
 #include "dpct/weak_reads.h"
 #include "targets/bind.h"
-#include "targets/serial_spec.h"
 
 namespace linfault::targets {
 
@@ -460,14 +459,14 @@ Binding<T> binding(Variant variant) {
 }
 
 // One target of the group: memory model c11, buggy when it has a scenario. Model "serial": its
-// own serial runs (targets/serial_spec.h).
+// own serial runs (targets/serial_spec.h; all() resolves the name).
 Target weak_target(std::string name, std::string model, std::string description,
                    std::vector<OperationSpec> operations, dpct::ObjectFactory factory,
                    std::vector<ThreadRole> roles = {},
                    std::optional<KnownScenario> scenario = std::nullopt) {
   Target t;
   t.name = std::move(name);
-  t.model = model == "serial" ? serial_spec_of(t.name) : std::move(model);
+  t.model = std::move(model);
   t.description = std::move(description);
   t.bug_expected = scenario.has_value();
   t.memory_model = dpct::MemoryModel::kC11;
